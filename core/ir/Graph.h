@@ -1,0 +1,165 @@
+#pragma once
+// The graph IR. Nodes and values carry ids that stay stable for the life of the graph and of
+// every copy of it (pass snapshots), so two snapshots can be diffed by id. Ids are never reused.
+// Consumers are kept up to date by the mutation methods below; passes go through the Rewriter
+// (core/passes), which calls these and records what changed.
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "ir/Attribute.h"
+#include "ir/Tensor.h"
+#include "ir/Type.h"
+
+namespace passlens::ir {
+
+using NodeId = uint32_t;
+using ValueId = uint32_t;
+inline constexpr uint32_t kNone = UINT32_MAX;  ///< no node / an omitted optional input
+
+struct StringPair {
+    std::string key, value;
+    bool operator==(const StringPair&) const = default;
+};
+
+struct Value {
+    ValueId id = kNone;
+    std::string name;
+    TypeInfo type;
+    std::string docString;
+    NodeId producer = kNone;        ///< kNone for graph inputs, initializers and outer-scope captures
+    std::vector<NodeId> consumers;  ///< one entry per input slot that reads this value
+    TensorPtr initializer;          ///< constant payload when this value is an initializer
+    bool isGraphInput = false;
+    bool isGraphOutput = false;
+    bool isOuterScope = false;      ///< read inside a subgraph, defined in an enclosing graph
+    bool hasValueInfo = false;      ///< the file (or shape inference) gave a value_info entry
+
+    bool isConstant() const { return initializer != nullptr; }
+};
+
+struct Node {
+    NodeId id = kNone;
+    std::string name;
+    std::string opType;
+    std::string domain;             ///< "" = ai.onnx
+    std::string docString;
+    std::vector<ValueId> inputs;    ///< kNone marks an omitted optional input
+    std::vector<ValueId> outputs;   ///< kNone marks an omitted optional output
+    std::vector<Attribute> attributes;
+    std::vector<NodeId> provenance; ///< ids of the original nodes this one replaced (empty = original)
+    std::vector<StringPair> metadataProps;
+
+    const Attribute* attr(std::string_view n) const;
+    Attribute* attr(std::string_view n);
+    int64_t attrInt(std::string_view n, int64_t dflt) const;
+    float attrFloat(std::string_view n, float dflt) const;
+    std::string attrString(std::string_view n, const std::string& dflt) const;
+    std::vector<int64_t> attrInts(std::string_view n, std::vector<int64_t> dflt = {}) const;
+    void setAttr(Attribute a);
+    bool removeAttr(std::string_view n);
+    bool hasSubgraphs() const;
+    /// "Conv_7" or, for an unnamed node, "Conv#12".
+    std::string displayName() const;
+};
+
+class Graph {
+public:
+    Graph() = default;
+    Graph(const Graph& other);  ///< deep copy of structure; tensor payloads are shared
+    Graph& operator=(const Graph& other);
+    Graph(Graph&&) noexcept = default;
+    Graph& operator=(Graph&&) noexcept = default;
+
+    std::string name;
+    std::string docString;
+    std::vector<StringPair> metadataProps;
+    std::vector<std::string> sparseInitializers;  ///< serialized SparseTensorProto, kept verbatim
+
+    // ---- values -----------------------------------------------------------------------------
+    ValueId addValue(std::string name, TypeInfo type = {});
+    /// A value read inside this (sub)graph but defined in an enclosing scope.
+    ValueId addOuterScopeValue(std::string name);
+    ValueId addInitializer(std::string name, TensorPtr tensor);
+    ValueId addInput(std::string name, TypeInfo type);
+    void markOutput(ValueId v);
+    void setOutputs(std::vector<ValueId> outs);
+    void setInputs(std::vector<ValueId> ins);
+    void setInitializer(ValueId v, TensorPtr tensor);  ///< nullptr removes it
+    void removeValue(ValueId v);                        ///< must have no producer and no consumers
+
+    Value& value(ValueId v);
+    const Value& value(ValueId v) const;
+    bool hasValue(ValueId v) const { return v < values_.size() && values_[v] != nullptr; }
+    std::optional<ValueId> findValue(const std::string& name) const;
+
+    // ---- nodes ------------------------------------------------------------------------------
+    /// Appends a node (at the end of the node list, or before `before`). Outputs must be values
+    /// without a producer.
+    NodeId addNode(std::string opType, std::vector<ValueId> inputs, std::vector<ValueId> outputs,
+                   std::vector<Attribute> attributes = {}, std::string name = {}, std::string domain = {},
+                   NodeId before = kNone);
+    void eraseNode(NodeId n);   ///< detaches inputs; outputs lose their producer
+    void setNodeInput(NodeId n, size_t slot, ValueId v);
+    void setNodeInputs(NodeId n, std::vector<ValueId> inputs);
+    void replaceAllUsesWith(ValueId from, ValueId to);  ///< node inputs and graph outputs
+    void moveNodeBefore(NodeId n, NodeId before);
+
+    Node& node(NodeId n);
+    const Node& node(NodeId n) const;
+    bool hasNode(NodeId n) const { return n < nodes_.size() && nodes_[n] != nullptr; }
+    std::optional<NodeId> findNode(const std::string& name) const;
+
+    /// Nodes in list order (the file's order; kept topological by the passes).
+    const std::vector<NodeId>& nodeOrder() const { return order_; }
+    size_t nodeCount() const { return order_.size(); }
+    /// Kahn topological order, stable with respect to list order. Empty optional on a cycle.
+    std::optional<std::vector<NodeId>> topologicalOrder() const;
+    void sortTopologically();   ///< throws BadInput naming a node on a cycle
+    std::optional<NodeId> nodeOnCycle() const;
+
+    const std::vector<ValueId>& inputs() const { return inputs_; }
+    const std::vector<ValueId>& outputs() const { return outputs_; }
+    const std::vector<ValueId>& initializerOrder() const { return initOrder_; }
+    /// Values with value_info entries, in file order (export keeps it).
+    std::vector<ValueId> valueInfoOrder() const;
+    /// All live value ids, ascending.
+    std::vector<ValueId> valueIds() const;
+    uint32_t nodeIdLimit() const { return static_cast<uint32_t>(nodes_.size()); }
+    uint32_t valueIdLimit() const { return static_cast<uint32_t>(values_.size()); }
+
+    /// Names of outer-scope values the subgraphs of `n` read (resolved lazily by callers).
+    std::vector<std::string> capturedNames(NodeId n) const;
+    /// Values of this graph a node reads, explicitly or through its subgraphs' captures.
+    std::vector<ValueId> readsOf(NodeId n) const;
+
+    /// Calls f on this graph and every nested subgraph, depth first.
+    void forEachGraph(const std::function<void(Graph&)>& f);
+    void forEachGraph(const std::function<void(const Graph&)>& f) const;
+    /// A fresh, unused value name with the given prefix.
+    std::string uniqueValueName(const std::string& prefix) const;
+    std::string uniqueNodeName(const std::string& prefix) const;
+
+private:
+    void addConsumer(ValueId v, NodeId n);
+    void removeConsumer(ValueId v, NodeId n);
+
+    std::vector<std::unique_ptr<Node>> nodes_;
+    std::vector<std::unique_ptr<Value>> values_;
+    std::vector<NodeId> order_;
+    std::vector<ValueId> inputs_, outputs_, initOrder_;
+    std::unordered_map<std::string, ValueId> valueByName_;
+    std::vector<ValueId> valueInfoSeq_;  ///< first-seen order of value_info entries
+    friend class GraphBuilderAccess;
+public:
+    void noteValueInfo(ValueId v);  ///< records file order of value_info entries
+};
+
+/// Deep copy helper used by Graph's copy constructor and by attribute copies.
+std::shared_ptr<Graph> cloneGraph(const Graph& g);
+
+}  // namespace passlens::ir

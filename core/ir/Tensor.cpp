@@ -1,0 +1,48 @@
+#include "ir/Tensor.h"
+
+#include <cstring>
+
+#include "ir/Type.h"
+
+namespace passlens::ir {
+
+Buffer Buffer::fromString(std::string&& bytes) {
+    auto owner = std::make_shared<std::string>(std::move(bytes));
+    Buffer b;
+    b.data_ = reinterpret_cast<const std::byte*>(owner->data());
+    b.size_ = owner->size();
+    b.owner_ = std::move(owner);
+    return b;
+}
+
+Buffer Buffer::copyOf(const void* data, size_t size) {
+    return fromString(std::string(static_cast<const char*>(data), size));
+}
+
+Buffer Buffer::view(const std::byte* data, size_t size, std::shared_ptr<const void> owner) {
+    Buffer b;
+    b.data_ = data;
+    b.size_ = size;
+    b.owner_ = std::move(owner);
+    return b;
+}
+
+int64_t Tensor::elementCount() const { return checkedElementCount(dims, "tensor '" + name + "'"); }
+
+bool Tensor::sameContents(const Tensor& o, bool ignoreName) const {
+    if (!ignoreName && name != o.name) return false;
+    if (dtype != o.dtype || dims != o.dims || strings != o.strings) return false;
+    if (data.size() != o.data.size()) return false;
+    return data.size() == 0 || std::memcmp(data.data(), o.data.data(), data.size()) == 0;
+}
+
+TensorPtr makeTensor(DataType t, std::vector<int64_t> dims, const void* bytes, size_t size, std::string name) {
+    auto tensor = std::make_shared<Tensor>();
+    tensor->name = std::move(name);
+    tensor->dtype = t;
+    tensor->dims = std::move(dims);
+    tensor->data = Buffer::copyOf(bytes, size);
+    return tensor;
+}
+
+}  // namespace passlens::ir

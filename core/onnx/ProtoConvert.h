@@ -1,0 +1,35 @@
+#pragma once
+// Conversions of the leaf protobuf types (tensors, types) shared by import and export.
+// Only core/onnx includes protobuf headers; the rest of the engine sees the IR.
+#include <memory>
+#include <string>
+#include <unordered_map>
+
+#include <onnx/onnx_pb.h>
+
+#include "ir/Tensor.h"
+#include "ir/Type.h"
+
+namespace passlens { class MappedFile; }
+
+namespace passlens::onnxio {
+
+/// Loads TensorProtos into IR tensors. raw_data is moved out of the proto (no copy); typed
+/// fields are packed into raw bytes; external data is mapped once per file and shared.
+class TensorLoader {
+public:
+    explicit TensorLoader(std::string baseDir) : baseDir_(std::move(baseDir)) {}
+    ir::TensorPtr load(onnx::TensorProto& tp);
+
+private:
+    ir::Buffer loadExternal(const onnx::TensorProto& tp, size_t expectedBytes);
+    std::string baseDir_;
+    std::unordered_map<std::string, std::shared_ptr<const MappedFile>> files_;
+};
+
+ir::TypeInfo typeFromProto(const onnx::TypeProto& tp);
+void typeToProto(const ir::TypeInfo& t, onnx::TypeProto& out);
+/// Writes the tensor inline (raw_data / string_data).
+void tensorToProto(const ir::Tensor& t, onnx::TensorProto& out);
+
+}  // namespace passlens::onnxio

@@ -1,0 +1,74 @@
+#include "onnx/ShapeInference.h"
+
+#include <onnx/defs/schema.h>
+#include <onnx/onnx_pb.h>
+#include <onnx/shape_inference/implementation.h>
+
+#include <unordered_map>
+
+#include "onnx/Export.h"
+#include "onnx/ProtoConvert.h"
+
+namespace passlens::onnxio {
+
+using namespace passlens::ir;
+
+namespace {
+
+void copyTypes(const onnx::GraphProto& gp, Graph& g) {
+    std::unordered_map<std::string, const onnx::TypeProto*> types;
+    for (const auto& vi : gp.value_info()) types[vi.name()] = &vi.type();
+    for (const auto& vi : gp.output()) types[vi.name()] = &vi.type();
+    for (ValueId v : g.valueIds()) {
+        Value& val = g.value(v);
+        if (val.isGraphInput || val.initializer || val.isOuterScope) continue;
+        auto it = types.find(val.name);
+        if (it == types.end()) continue;
+        TypeInfo t = typeFromProto(*it->second);
+        if (t.known()) val.type = t;
+    }
+    // Subgraphs: match nodes by position (export writes nodes in list order).
+    const auto& order = g.nodeOrder();
+    for (int i = 0; i < gp.node_size() && i < static_cast<int>(order.size()); ++i) {
+        Node& n = g.node(order[static_cast<size_t>(i)]);
+        const auto& np = gp.node(i);
+        for (auto& a : n.attributes)
+            for (const auto& ap : np.attribute()) {
+                if (ap.name() != a.name) continue;
+                if (a.g && ap.has_g()) copyTypes(ap.g(), *a.g);
+                for (size_t k = 0; k < a.graphs.size() && static_cast<int>(k) < ap.graphs_size(); ++k)
+                    copyTypes(ap.graphs(static_cast<int>(k)), *a.graphs[k]);
+            }
+    }
+}
+
+}  // namespace
+
+std::vector<std::string> inferShapes(Model& m) {
+    std::vector<std::string> warnings;
+    onnx::ModelProto mp;
+    exportToProto(m, mp);
+    // Drop stale intermediate types so inference recomputes them after a rewrite.
+    mp.mutable_graph()->clear_value_info();
+    for (auto& out : *mp.mutable_graph()->mutable_output()) {
+        (void)out;
+    }
+    try {
+        onnx::shape_inference::InferShapes(mp, onnx::OpSchemaRegistry::Instance(), onnx::ShapeInferenceOptions(false, 1, false));
+    } catch (const std::exception& e) {
+        std::string msg = e.what();
+        for (char& c : msg)
+            if (c == '\n') c = ' ';
+        warnings.push_back("shape inference: " + msg);
+        try {
+            mp.mutable_graph()->clear_value_info();
+            onnx::shape_inference::InferShapes(mp, onnx::OpSchemaRegistry::Instance(), onnx::ShapeInferenceOptions(false, 0, false));
+        } catch (const std::exception& e2) {
+            warnings.push_back(std::string("shape inference gave up: ") + e2.what());
+        }
+    }
+    copyTypes(mp.graph(), m.graph);
+    return warnings;
+}
+
+}  // namespace passlens::onnxio

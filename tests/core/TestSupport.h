@@ -1,0 +1,35 @@
+#pragma once
+// Shared helpers for core tests: where the data is, running the CLI, comparing graphs.
+#include <cstdio>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "ir/Model.h"
+
+namespace passlens::test {
+
+inline std::string modelsDir() { return PASSLENS_MODELS_DIR; }
+inline std::string testdataDir() { return PASSLENS_TESTDATA_DIR; }
+inline std::string cliPath() { return PASSLENS_CLI; }
+/// A fresh folder under the build tree for this test's files.
+std::string tempDir(const std::string& name);
+
+/// The five real models of DESIGN.md, by file name.
+const std::vector<std::string>& realModelNames();
+inline std::string realModel(const std::string& file) { return modelsDir() + "/" + file; }
+/// Every model.onnx under the libonnx-testdata folders, sorted.
+std::vector<std::string> testdataModels();
+
+struct CliResult {
+    int exitCode = -1;
+    std::string out, err;
+};
+/// Runs passlens-cli with the given arguments (shell-quoted here), capturing stdout and stderr.
+CliResult runCli(const std::vector<std::string>& args);
+
+/// A canonical text form of a graph (nodes, attributes, values, initializer hashes) for equality
+/// checks between two imports; ids are excluded, order is kept.
+std::string canonicalText(const ir::Model& m);
+
+}  // namespace passlens::test
