@@ -268,6 +268,18 @@ void Graph::setNodeInputs(NodeId n, std::vector<ValueId> ins) {
     for (ValueId v : nd.inputs) addConsumer(v, n);
 }
 
+void Graph::setNodeOutput(NodeId n, size_t slot, ValueId v) {
+    Node& nd = node(n);
+    if (slot >= nd.outputs.size()) nd.outputs.resize(slot + 1, kNone);
+    if (nd.outputs[slot] != kNone && value(nd.outputs[slot]).producer == n) value(nd.outputs[slot]).producer = kNone;
+    if (v != kNone) {
+        if (value(v).producer != kNone && value(v).producer != n)
+            internalError("setNodeOutput: value '" + value(v).name + "' already has a producer");
+        value(v).producer = n;
+    }
+    nd.outputs[slot] = v;
+}
+
 void Graph::replaceAllUsesWith(ValueId from, ValueId to) {
     if (from == to) return;
     std::vector<NodeId> users = value(from).consumers;

@@ -106,6 +106,8 @@ public:
     void eraseNode(NodeId n);   ///< detaches inputs; outputs lose their producer
     void setNodeInput(NodeId n, size_t slot, ValueId v);
     void setNodeInputs(NodeId n, std::vector<ValueId> inputs);
+    /// Makes `v` (a value with no producer, or kNone) output `slot` of `n`; the old output loses its producer.
+    void setNodeOutput(NodeId n, size_t slot, ValueId v);
     void replaceAllUsesWith(ValueId from, ValueId to);  ///< node inputs and graph outputs
     void moveNodeBefore(NodeId n, NodeId before);
 

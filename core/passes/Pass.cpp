@@ -1,0 +1,71 @@
+#include "passes/Pass.h"
+
+#include <chrono>
+
+#include "ir/Error.h"
+#include "ir/Verifier.h"
+
+namespace passlens::passes {
+
+using namespace passlens::ir;
+
+size_t countNodesDeep(const Graph& g) {
+    size_t n = 0;
+    g.forEachGraph([&](const Graph& sg) { n += sg.nodeCount(); });
+    return n;
+}
+
+PassContext::PassContext(Model& model, const PassOptions& options, const Pass& pass, PassResult& result)
+    : model_(model), options_(options), pass_(pass), result_(result) {}
+
+Rewriter& PassContext::rewriterFor(Graph& g, const std::string& graphPath) {
+    for (auto& [graph, rw] : rewriters_)
+        if (graph == &g) return *rw;
+    rewriters_.emplace_back(&g, std::make_unique<Rewriter>(model_, g, pass_.name(), graphPath, result_.changes, result_.remarks));
+    return *rewriters_.back().second;
+}
+
+static void visitGraphs(Graph& g, const std::string& path, const std::function<void(Graph&, const std::string&)>& f) {
+    for (NodeId n : g.nodeOrder()) {
+        Node& node = g.node(n);
+        for (auto& a : node.attributes) {
+            std::string sub = (path.empty() ? "" : path + "/") + node.displayName() + "/" + a.name;
+            if (a.g) visitGraphs(*a.g, sub, f);
+            for (size_t i = 0; i < a.graphs.size(); ++i) visitGraphs(*a.graphs[i], sub + "[" + std::to_string(i) + "]", f);
+        }
+    }
+    f(g, path);
+}
+
+void PassContext::forEachGraph(const std::function<void(Rewriter&)>& f) {
+    visitGraphs(model_.graph, "", [&](Graph& g, const std::string& path) {
+        checkCancelled();
+        f(rewriterFor(g, path));
+    });
+}
+
+void PassContext::checkCancelled() const {
+    if (options_.cancel && options_.cancel->load()) throw Error(ErrorKind::Cancelled, "cancelled");
+}
+
+PassResult Pass::run(Model& model, const PassOptions& options) const {
+    PassResult result;
+    result.name = name();
+    result.nodesBefore = countNodesDeep(model.graph);
+    auto start = std::chrono::steady_clock::now();
+    {
+        PassContext ctx(model, options, *this, result);
+        runImpl(ctx);
+    }
+    result.ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    result.nodesAfter = countNodesDeep(model.graph);
+    result.changed = !result.changes.empty();
+    if (options.verifyStructure) {
+        VerifyResult v = verifyModel(model);
+        if (!v.ok())
+            throw Error(ErrorKind::Internal, "pass '" + name() + "' left a broken graph: " + v.problems.front());
+    }
+    return result;
+}
+
+}  // namespace passlens::passes

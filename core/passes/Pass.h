@@ -1,0 +1,75 @@
+#pragma once
+// A pass: the non-virtual run() verifies, times and records around the pass's own runImpl()
+// (as ONNX Runtime's GraphTransformer::Apply around ApplyImpl).
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "ir/Model.h"
+#include "passes/ChangeLog.h"
+#include "passes/Rewriter.h"
+
+namespace passlens::passes {
+
+struct PassOptions {
+    int64_t foldSizeLimitBytes = 64ll << 20;  ///< constant folding refuses larger outputs
+    int64_t targetOpset = 0;                  ///< 0 = keep the model's opset
+    std::string targetLayout;                 ///< "NHWC" / "NCHW" for the layout pass
+    bool verifyStructure = true;              ///< run the IR verifier after the pass
+    const std::atomic<bool>* cancel = nullptr;
+};
+
+struct PassResult {
+    std::string name;
+    size_t nodesBefore = 0, nodesAfter = 0;   ///< main graph plus subgraphs
+    double ms = 0;
+    bool changed = false;
+    std::vector<Change> changes;
+    std::vector<Remark> remarks;
+};
+
+class Pass;
+
+/// Handed to runImpl: the model, the options, and rewriters for each graph.
+class PassContext {
+public:
+    PassContext(ir::Model& model, const PassOptions& options, const Pass& pass, PassResult& result);
+    ir::Model& model() { return model_; }
+    const PassOptions& options() const { return options_; }
+    /// A rewriter for the main graph.
+    Rewriter& rewriter() { return rewriterFor(model_.graph, ""); }
+    /// A rewriter for any graph of the model (subgraph path for reports, e.g. "If_3/then_branch").
+    Rewriter& rewriterFor(ir::Graph& g, const std::string& graphPath);
+    /// Calls f(rewriter) for the main graph and every nested subgraph (inner graphs first).
+    void forEachGraph(const std::function<void(Rewriter&)>& f);
+    void checkCancelled() const;
+
+private:
+    ir::Model& model_;
+    const PassOptions& options_;
+    const Pass& pass_;
+    PassResult& result_;
+    std::vector<std::pair<ir::Graph*, std::unique_ptr<Rewriter>>> rewriters_;
+};
+
+class Pass {
+public:
+    virtual ~Pass() = default;
+    /// Short id used in --passes and reports ("dce", "cse", "constant-folding", ...).
+    virtual std::string name() const = 0;
+    /// One line for the UI ("Removes nodes whose outputs reach no graph output").
+    virtual std::string description() const = 0;
+    /// Verifies, times and records; never virtual so no pass can skip it.
+    PassResult run(ir::Model& model, const PassOptions& options) const;
+
+protected:
+    virtual void runImpl(PassContext& ctx) const = 0;
+};
+
+/// Counts nodes of a graph and all its subgraphs.
+size_t countNodesDeep(const ir::Graph& g);
+
+}  // namespace passlens::passes

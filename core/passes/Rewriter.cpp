@@ -1,0 +1,287 @@
+#include "passes/Rewriter.h"
+
+#include <algorithm>
+#include <unordered_set>
+
+#include "ir/Error.h"
+
+namespace passlens::passes {
+
+using namespace passlens::ir;
+
+std::string_view changeKindName(ChangeKind k) {
+    switch (k) {
+    case ChangeKind::Added: return "added";
+    case ChangeKind::Removed: return "removed";
+    case ChangeKind::Replaced: return "replaced";
+    case ChangeKind::Rewired: return "rewired";
+    case ChangeKind::Folded: return "folded";
+    case ChangeKind::Modified: return "modified";
+    }
+    return "?";
+}
+
+std::string_view remarkKindName(RemarkKind k) { return k == RemarkKind::Applied ? "applied" : "missed"; }
+
+Rewriter::Rewriter(Model& model, Graph& graph, std::string passName, std::string graphPath,
+                   std::vector<Change>& changes, std::vector<Remark>& remarks)
+    : model_(model), graph_(graph), pass_(std::move(passName)), graphPath_(std::move(graphPath)),
+      changes_(changes), remarks_(remarks) {}
+
+std::vector<std::string> Rewriter::namesOf(const std::vector<NodeId>& nodes) const {
+    std::vector<std::string> out;
+    for (NodeId n : nodes) out.push_back(graph_.hasNode(n) ? graph_.node(n).displayName() : "#" + std::to_string(n));
+    return out;
+}
+
+Change& Rewriter::record(ChangeKind kind, std::vector<NodeId> nodes, std::string reason) {
+    changed_ = true;
+    Change c;
+    c.kind = kind;
+    c.pass = pass_;
+    c.rule = rule_;
+    c.graphPath = graphPath_;
+    c.nodeNames = namesOf(nodes);
+    c.nodes = std::move(nodes);
+    c.reason = std::move(reason);
+    changes_.push_back(std::move(c));
+    return changes_.back();
+}
+
+std::vector<NodeId> Rewriter::originsOf(NodeId n) const {
+    const Node& node = graph_.node(n);
+    return node.provenance.empty() ? std::vector<NodeId>{n} : node.provenance;
+}
+
+ValueId Rewriter::newValue(const std::string& hint, TypeInfo type) {
+    return graph_.addValue(graph_.uniqueValueName(hint.empty() ? "v" : hint), std::move(type));
+}
+
+ValueId Rewriter::newInitializer(const std::string& hint, TensorPtr tensor) {
+    changed_ = true;
+    return graph_.addInitializer(graph_.uniqueValueName(hint.empty() ? "const" : hint), std::move(tensor));
+}
+
+NodeId Rewriter::addNode(const std::string& opType, std::vector<ValueId> inputs, std::vector<ValueId> outputs,
+                         std::vector<Attribute> attrs, const std::vector<NodeId>& replaces, const std::string& reason,
+                         const std::string& nameHint, const std::string& domain) {
+    std::vector<NodeId> provenance;
+    for (NodeId r : replaces)
+        for (NodeId o : originsOf(r)) provenance.push_back(o);
+    std::sort(provenance.begin(), provenance.end());
+    provenance.erase(std::unique(provenance.begin(), provenance.end()), provenance.end());
+    // Insert before the earliest reader of any output, so the node list stays topological.
+    NodeId before = kNone;
+    size_t bestPos = SIZE_MAX;
+    const auto& order = graph_.nodeOrder();
+    for (ValueId v : outputs) {
+        if (v == kNone) continue;
+        for (NodeId c : graph_.value(v).consumers) {
+            size_t pos = static_cast<size_t>(std::find(order.begin(), order.end(), c) - order.begin());
+            if (pos < bestPos) { bestPos = pos; before = c; }
+        }
+    }
+    std::string name = graph_.uniqueNodeName(nameHint.empty() ? opType : nameHint);
+    NodeId id = graph_.addNode(opType, std::move(inputs), std::move(outputs), std::move(attrs), name, domain, before);
+    graph_.node(id).provenance = provenance;
+    Change& c = record(replaces.empty() ? ChangeKind::Added : ChangeKind::Replaced, {id}, reason);
+    c.provenance = provenance;
+    return id;
+}
+
+NodeId Rewriter::replaceNodes(const std::vector<NodeId>& group, const std::string& opType, std::vector<ValueId> inputs,
+                              std::vector<ValueId> outputs, std::vector<Attribute> attrs, const std::string& reason,
+                              const std::string& nameHint, const std::string& domain) {
+    std::vector<NodeId> provenance;
+    for (NodeId r : group)
+        for (NodeId o : originsOf(r)) provenance.push_back(o);
+    std::sort(provenance.begin(), provenance.end());
+    provenance.erase(std::unique(provenance.begin(), provenance.end()), provenance.end());
+    std::vector<std::string> removedNames = namesOf(group);
+    // Position: where the last node of the group stood, so every input is already defined.
+    const auto& order = graph_.nodeOrder();
+    size_t lastPos = 0;
+    for (NodeId n : group)
+        lastPos = std::max(lastPos, static_cast<size_t>(std::find(order.begin(), order.end(), n) - order.begin()));
+    NodeId before = lastPos + 1 < order.size() ? order[lastPos + 1] : kNone;
+    std::unordered_set<NodeId> inGroup(group.begin(), group.end());
+    while (before != kNone && inGroup.count(before)) {
+        auto it = std::find(order.begin(), order.end(), before);
+        before = (it + 1) != order.end() ? *(it + 1) : kNone;
+    }
+    // Erase the group (outputs keep their values; the new node becomes their producer).
+    for (NodeId n : group) graph_.eraseNode(n);
+    std::string name = graph_.uniqueNodeName(nameHint.empty() ? opType : nameHint);
+    NodeId id = graph_.addNode(opType, std::move(inputs), std::move(outputs), std::move(attrs), name, domain, before);
+    graph_.node(id).provenance = provenance;
+    for (size_t i = 0; i < group.size(); ++i) {
+        Change& rm = record(ChangeKind::Removed, {}, reason);
+        rm.nodes = {group[i]};
+        rm.nodeNames = {removedNames[i]};
+    }
+    Change& c = record(ChangeKind::Replaced, {id}, reason);
+    c.provenance = provenance;
+    removeDeadValues();
+    return id;
+}
+
+void Rewriter::replaceAllUsesWith(ValueId from, ValueId to, const std::string& reason) {
+    std::vector<NodeId> readers = graph_.value(from).consumers;
+    std::sort(readers.begin(), readers.end());
+    readers.erase(std::unique(readers.begin(), readers.end()), readers.end());
+    graph_.replaceAllUsesWith(from, to);
+    Change& c = record(ChangeKind::Rewired, readers, reason);
+    c.values = {from, to};
+}
+
+void Rewriter::bypassNode(NodeId n, size_t inputIndex, size_t outputIndex, const std::string& reason) {
+    Node& node = graph_.node(n);
+    ValueId in = node.inputs.at(inputIndex);
+    ValueId out = node.outputs.at(outputIndex);
+    std::string name = node.displayName();
+    if (graph_.value(out).isGraphOutput && !graph_.value(in).isGraphInput && !graph_.value(in).isGraphOutput &&
+        !graph_.value(in).initializer && graph_.value(in).producer != kNone) {
+        // Keep the graph output's name: the producer of `in` writes `out` directly.
+        NodeId p = graph_.value(in).producer;
+        graph_.eraseNode(n);
+        graph_.replaceAllUsesWith(in, out);
+        const auto& prodOuts = graph_.node(p).outputs;
+        size_t slot = static_cast<size_t>(std::find(prodOuts.begin(), prodOuts.end(), in) - prodOuts.begin());
+        graph_.setNodeOutput(p, slot, out);
+        TypeInfo t = graph_.value(in).type;
+        if (!graph_.value(out).type.known()) graph_.value(out).type = t;
+        graph_.removeValue(in);
+    } else if (graph_.value(out).isGraphOutput) {
+        // Both ends are graph-visible (e.g. input → Identity → output): an output may not be an
+        // input of the same graph in every runtime, so keep the node.
+        missed({n}, "not removed: " + name + " connects two graph-visible values");
+        return;
+    } else {
+        graph_.eraseNode(n);
+        graph_.replaceAllUsesWith(out, in);
+        graph_.removeValue(out);
+    }
+    Change& c = record(ChangeKind::Removed, {}, reason);
+    c.nodes = {n};
+    c.nodeNames = {name};
+    c.values = {in};
+}
+
+void Rewriter::setInput(NodeId n, size_t slot, ValueId v, const std::string& reason) {
+    ValueId old = slot < graph_.node(n).inputs.size() ? graph_.node(n).inputs[slot] : kNone;
+    graph_.setNodeInput(n, slot, v);
+    Change& c = record(ChangeKind::Rewired, {n}, reason);
+    c.values = {old, v};
+}
+
+void Rewriter::setAttribute(NodeId n, Attribute a, const std::string& reason) {
+    graph_.node(n).setAttr(std::move(a));
+    record(ChangeKind::Modified, {n}, reason);
+}
+
+bool Rewriter::removeAttribute(NodeId n, const std::string& name, const std::string& reason) {
+    if (!graph_.node(n).removeAttr(name)) return false;
+    record(ChangeKind::Modified, {n}, reason);
+    return true;
+}
+
+void Rewriter::eraseNode(NodeId n, const std::string& reason) {
+    std::string name = graph_.node(n).displayName();
+    std::vector<ValueId> outs = graph_.node(n).outputs;
+    for (ValueId v : outs)
+        if (v != kNone && (!graph_.value(v).consumers.empty() || graph_.value(v).isGraphOutput))
+            throw Error(ErrorKind::Internal, "eraseNode: output '" + graph_.value(v).name + "' of " + name + " is still read");
+    graph_.eraseNode(n);
+    for (ValueId v : outs)
+        if (v != kNone) graph_.removeValue(v);
+    Change& c = record(ChangeKind::Removed, {}, reason);
+    c.nodes = {n};
+    c.nodeNames = {name};
+}
+
+ValueId Rewriter::foldToConstant(ValueId v, TensorPtr tensor, const std::string& reason) {
+    Value& val = graph_.value(v);
+    NodeId producer = val.producer;
+    std::string producerName = producer != kNone ? graph_.node(producer).displayName() : std::string();
+    std::vector<NodeId> origins = producer != kNone ? originsOf(producer) : std::vector<NodeId>{};
+    // The value keeps its id and name; it simply becomes an initializer.
+    if (producer != kNone) {
+        const auto& outs = graph_.node(producer).outputs;
+        graph_.setNodeOutput(producer, static_cast<size_t>(std::find(outs.begin(), outs.end(), v) - outs.begin()), kNone);
+    }
+    auto t = std::make_shared<Tensor>(*tensor);
+    t->name = val.name;
+    graph_.setInitializer(v, std::move(t));
+    val.type = TypeInfo::tensor(tensor->dtype, Shape{});
+    for (int64_t d : tensor->dims) val.type.shape->dims.push_back(Dim::of(d));
+    Change& c = record(ChangeKind::Folded, producer != kNone ? std::vector<NodeId>{producer} : std::vector<NodeId>{}, reason);
+    c.values = {v};
+    c.provenance = origins;
+    if (producer != kNone) {
+        bool stillUsed = false;
+        for (ValueId o : graph_.node(producer).outputs)
+            if (o != kNone && (!graph_.value(o).consumers.empty() || graph_.value(o).isGraphOutput)) stillUsed = true;
+        if (!stillUsed) {
+            std::vector<ValueId> outs = graph_.node(producer).outputs;
+            graph_.eraseNode(producer);
+            for (ValueId o : outs)
+                if (o != kNone) graph_.removeValue(o);
+            Change& rm = record(ChangeKind::Removed, {}, "all outputs of " + producerName + " are constants now");
+            rm.nodes = {producer};
+            rm.nodeNames = {producerName};
+        }
+    }
+    return v;
+}
+
+void Rewriter::removeInitializer(ValueId v, const std::string& reason) {
+    Value& val = graph_.value(v);
+    if (!val.consumers.empty() || val.isGraphOutput)
+        throw Error(ErrorKind::Internal, "removeInitializer: '" + val.name + "' is still read");
+    if (val.isGraphInput) {
+        std::vector<ValueId> ins;
+        for (ValueId i : graph_.inputs())
+            if (i != v) ins.push_back(i);
+        graph_.setInputs(std::move(ins));
+    }
+    graph_.setInitializer(v, nullptr);
+    graph_.removeValue(v);
+    Change& c = record(ChangeKind::Removed, {}, reason);
+    c.values = {v};
+}
+
+void Rewriter::removeDeadValues() {
+    for (ValueId v : graph_.valueIds()) {
+        const Value& val = graph_.value(v);
+        if (val.producer == kNone && val.consumers.empty() && !val.isGraphInput && !val.isGraphOutput &&
+            !val.initializer && !val.isOuterScope)
+            graph_.removeValue(v);
+    }
+}
+
+void Rewriter::applied(const std::vector<NodeId>& nodes, const std::string& message) {
+    Remark r;
+    r.kind = RemarkKind::Applied;
+    r.pass = pass_;
+    r.rule = rule_;
+    r.graphPath = graphPath_;
+    r.nodes = nodes;
+    r.nodeNames = namesOf(nodes);
+    r.message = message;
+    remarks_.push_back(std::move(r));
+}
+
+void Rewriter::missed(const std::vector<NodeId>& nodes, const std::string& message, const std::vector<ValueId>& blocking) {
+    Remark r;
+    r.kind = RemarkKind::Missed;
+    r.pass = pass_;
+    r.rule = rule_;
+    r.graphPath = graphPath_;
+    r.nodes = nodes;
+    r.nodeNames = namesOf(nodes);
+    r.values = blocking;
+    r.message = message;
+    remarks_.push_back(std::move(r));
+}
+
+}  // namespace passlens::passes

@@ -1,0 +1,83 @@
+#pragma once
+// The one door through which passes mutate a graph. Every method records a Change (with pass
+// name, rule, provenance and a human reason), so "what changed" is written once, here.
+#include <string>
+#include <vector>
+
+#include "ir/Model.h"
+#include "passes/ChangeLog.h"
+
+namespace passlens::passes {
+
+class Rewriter {
+public:
+    Rewriter(ir::Model& model, ir::Graph& graph, std::string passName, std::string graphPath,
+             std::vector<Change>& changes, std::vector<Remark>& remarks);
+
+    ir::Model& model() { return model_; }
+    ir::Graph& graph() { return graph_; }
+    const std::string& graphPath() const { return graphPath_; }
+    /// Rule name stamped on the following changes and remarks (cleared with an empty string).
+    void setRule(std::string rule) { rule_ = std::move(rule); }
+    bool changed() const { return changed_; }
+
+    // ---- building blocks ------------------------------------------------------------------------
+    /// A fresh intermediate value named after `hint` (made unique).
+    ir::ValueId newValue(const std::string& hint, ir::TypeInfo type = {});
+    /// A fresh initializer named after `hint`. Recorded as part of the node change that uses it.
+    ir::ValueId newInitializer(const std::string& hint, ir::TensorPtr tensor);
+    /// Adds a node; `replaces` lists the nodes it stands for (their provenance is inherited).
+    ir::NodeId addNode(const std::string& opType, std::vector<ir::ValueId> inputs, std::vector<ir::ValueId> outputs,
+                       std::vector<ir::Attribute> attrs, const std::vector<ir::NodeId>& replaces,
+                       const std::string& reason, const std::string& nameHint = {}, const std::string& domain = {});
+
+    // ---- rewrites ---------------------------------------------------------------------------------
+    /// Replaces `group` by one new node computing the same outputs (fusion): the new node takes
+    /// over `outputs` (values produced by nodes of the group); the group's nodes are erased.
+    /// Inputs must be values defined outside the group. Returns the new node.
+    ir::NodeId replaceNodes(const std::vector<ir::NodeId>& group, const std::string& opType,
+                            std::vector<ir::ValueId> inputs, std::vector<ir::ValueId> outputs,
+                            std::vector<ir::Attribute> attrs, const std::string& reason,
+                            const std::string& nameHint = {}, const std::string& domain = {});
+    /// Every reader of `from` (and the graph outputs) reads `to` instead.
+    void replaceAllUsesWith(ir::ValueId from, ir::ValueId to, const std::string& reason);
+    /// Bypasses a node whose output equals one of its inputs (Identity, x+0, ...): readers of
+    /// output `outputIndex` read input `inputIndex`; the node is erased. Keeps a graph output's
+    /// name by renaming when the output is a graph output.
+    void bypassNode(ir::NodeId n, size_t inputIndex, size_t outputIndex, const std::string& reason);
+    void setInput(ir::NodeId n, size_t slot, ir::ValueId v, const std::string& reason);
+    void setAttribute(ir::NodeId n, ir::Attribute a, const std::string& reason);
+    bool removeAttribute(ir::NodeId n, const std::string& name, const std::string& reason);
+    /// Erases a node (its outputs must be unread, or `force` for dead-code removal of a chain).
+    void eraseNode(ir::NodeId n, const std::string& reason);
+    /// Replaces value `v` (produced by `producer`) by a constant initializer holding `tensor`; the
+    /// producer is erased when none of its outputs is still read.
+    ir::ValueId foldToConstant(ir::ValueId v, ir::TensorPtr tensor, const std::string& reason);
+    /// Removes an initializer nothing reads.
+    void removeInitializer(ir::ValueId v, const std::string& reason);
+    /// Erases values with no producer, no readers, not graph I/O and not initializers.
+    void removeDeadValues();
+
+    // ---- remarks ----------------------------------------------------------------------------------
+    void applied(const std::vector<ir::NodeId>& nodes, const std::string& message);
+    void missed(const std::vector<ir::NodeId>& nodes, const std::string& message,
+                const std::vector<ir::ValueId>& blockingValues = {});
+
+    /// Provenance of a node: its recorded original ids, or its own id when it is original.
+    std::vector<ir::NodeId> originsOf(ir::NodeId n) const;
+
+private:
+    Change& record(ChangeKind kind, std::vector<ir::NodeId> nodes, std::string reason);
+    std::vector<std::string> namesOf(const std::vector<ir::NodeId>& nodes) const;
+
+    ir::Model& model_;
+    ir::Graph& graph_;
+    std::string pass_;
+    std::string graphPath_;
+    std::string rule_;
+    std::vector<Change>& changes_;
+    std::vector<Remark>& remarks_;
+    bool changed_ = false;
+};
+
+}  // namespace passlens::passes
