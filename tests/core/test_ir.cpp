@@ -87,3 +87,24 @@ TEST(IR, ShapesAreInferredByTheBuilder) {
     ASSERT_TRUE(s.type.isTensor());
     EXPECT_EQ(s.type.toString(), "float32[1x4]");
 }
+
+#include "ir/Printer.h"
+
+TEST(IRPrinter, PrintsNodesWithTypesAndAttributes) {
+    Model m = chain();
+    std::string text = printModel(m);
+    EXPECT_EQ(fileCheck(text, {"CHECK: graph chain(%x: float32[1x4])", "CHECK: @w = initializer float32[4x4]",
+                               "CHECK: %mm_out: float32[1x4] = MatMul(%x, @w)", "CHECK-NOT: Conv",
+                               "CHECK: = Relu(%mm_out)", "CHECK: return %sig_out"}),
+              "")
+        << text;
+}
+
+TEST(IRPrinter, FileCheckFailsWhenItShould) {
+    std::string text = "a\nb\nc\n";
+    EXPECT_EQ(fileCheck(text, {"CHECK: a", "CHECK: c"}), "");
+    EXPECT_NE(fileCheck(text, {"CHECK: c", "CHECK: a"}), "");             // order matters
+    EXPECT_NE(fileCheck(text, {"CHECK: a", "CHECK-NOT: b", "CHECK: c"}), "");  // b lies between
+    EXPECT_NE(fileCheck(text, {"CHECK: a", "CHECK-NOT: c"}), "");         // trailing NOT
+    EXPECT_NE(fileCheck(text, {"CHECK: z"}), "");
+}
