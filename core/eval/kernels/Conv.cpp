@@ -239,7 +239,9 @@ std::vector<TensorPtr> convTranspose(KernelContext& c) {
         for (int64_t i = 0; i < nsp; ++i) {
             const int64_t ek = (kSp[i] - 1) * g.dil[i] + 1;
             const int64_t total = g.strides[i] * (inSp[i] - 1) + outPad[i] + ek - os[i];
-            g.padB[i] = autoPad == "SAME_UPPER" ? total / 2 : total - total / 2;
+            // floor division, as in ONNX's reference (total may be negative)
+            const int64_t half = total >= 0 ? total / 2 : -((-total + 1) / 2);
+            g.padB[i] = autoPad == "SAME_UPPER" ? half : total - half;
             g.padE[i] = total - g.padB[i];
             g.out[i] = os[i];
         }

@@ -467,7 +467,15 @@ void registerElementwise(KernelRegistry& r) {
             std::fill_n(mask.data<bool>(), mask.count(), true);
             return {c.ptr(0), mask.finish()};
         };
+        k.check = [](const Node& n, int64_t, std::string* why) {
+            if (n.inputs.size() > 2 && n.inputs[2] != kNone) {
+                if (why) *why = "a training_mode input is not supported (training dropout is random)";
+                return false;
+            }
+            return true;
+        };
         r.add("", "Dropout", k);
+        k.check = nullptr;
     }
 
     {   // Constant

@@ -39,6 +39,7 @@ std::vector<TensorPtr> resize(KernelContext& c, bool upsample) {
         auto s = toDoubles(c.t(scalesIdx));
         scales.assign(s.begin(), s.end());
     }
+    const bool fromScales = !scales.empty();
     if (!scales.empty()) {
         if (int64_t(scales.size()) != rank) c.fail("scales must have one entry per dim");
         for (int64_t d = 0; d < rank; ++d) outDims[d] = static_cast<int64_t>(std::floor(double(x.dims[d]) * float(scales[d])));
@@ -62,7 +63,11 @@ std::vector<TensorPtr> resize(KernelContext& c, bool upsample) {
             double xo;
             if (ct == "half_pixel") xo = (o + 0.5) / sc - 0.5;
             else if (ct == "pytorch_half_pixel") xo = out > 1 ? (o + 0.5) / sc - 0.5 : 0.0;
-            else if (ct == "align_corners") xo = out == 1 ? 0.0 : double(o) * double(in - 1) / double(out - 1);
+            else if (ct == "align_corners") {
+                // the resized length is in*scale (unfloored) when scales are given
+                const double len = fromScales ? double(in) * sc : double(out);
+                xo = out == 1 ? 0.0 : double(o) * double(in - 1) / (len - 1);
+            }
             else if (ct == "tf_half_pixel_for_nn") xo = (o + 0.5) / sc;
             else xo = o / sc;
             if (!linear) {

@@ -32,7 +32,7 @@ std::vector<TensorPtr> lstm(KernelContext& c) {
     const Tensor& X = c.t(0);
     const Tensor& W = c.t(1);
     const Tensor& R = c.t(2);
-    if (X.dims.size() != 3 || W.dims.size() != 3 || R.dims.size() != 3) c.fail("X, W, R must be 3-D");
+    if (X.dims.size() != 3 || W.dims.size() != 3 || R.dims.size() != 3) c.fail("X, W, R must be 3-D, got " + shapeText(X.dims) + " " + shapeText(W.dims) + " " + shapeText(R.dims));
     const int64_t S = X.dims[0], B = X.dims[1], I = X.dims[2], D = W.dims[0], H = R.dims[2];
     const std::string direction = c.node.attrString("direction", "forward");
     if ((direction == "bidirectional") != (D == 2)) c.fail("direction does not match W's first dim");

@@ -95,7 +95,10 @@ void registerShape(KernelRegistry& r) {
 
     r.add("", "Flatten", movement([](KernelContext& c) -> std::vector<TensorPtr> {
         const Tensor& x = c.t(0);
-        const int64_t axis = normAxis(c.node.attrInt("axis", 1), int64_t(x.dims.size()), c.where(), true);
+        const int64_t rank = int64_t(x.dims.size());
+        int64_t axis = c.node.attrInt("axis", 1);
+        if (axis < -rank || axis > rank) c.fail("axis " + std::to_string(axis) + " is out of range for rank " + std::to_string(rank));
+        if (axis < 0) axis += rank;
         return {reshaped(c.ptr(0), {product(x.dims, 0, axis), product(x.dims, axis)})};
     }));
 
