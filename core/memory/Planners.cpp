@@ -36,7 +36,9 @@ std::vector<int> chooseInplace(const std::vector<TensorLifetime>& ts, const Plan
     for (size_t t = 0; t < ts.size(); ++t)
         for (int cand : ts[t].inplaceCandidates) {
             const auto& h = ts[static_cast<size_t>(cand)];
-            if (handedOver[static_cast<size_t>(cand)] || h.bytes != ts[t].bytes || h.last != ts[t].first) continue;
+            if (handedOver[static_cast<size_t>(cand)] || h.bytes != ts[t].bytes || h.last != ts[t].first ||
+                h.first >= ts[t].first)
+                continue;  // a host is produced strictly earlier, so chains never loop
             if (c.parallelAware && !mayFollow(ts, cand, static_cast<int>(t), *c.parallelAware)) continue;
             host[t] = cand;
             handedOver[static_cast<size_t>(cand)] = true;
