@@ -1,0 +1,46 @@
+#include <ostream>
+
+#include "cli/Command.h"
+#include "memory/MemoryPlan.h"
+#include "memory/PlanJson.h"
+#include "onnx/Import.h"
+
+namespace passlens::cli {
+
+REGISTER_COMMAND({
+    "memplan", "memplan MODEL [--planner NAME] [--parallel-aware] [--schedule model|memory] [--json]",
+    "Memory plan: static/dynamic bytes, lifetimes, arena offsets per planner vs the lower bound.",
+    {"--planner", "--schedule"},
+    [](const Args& args, std::ostream& out, std::ostream& err) {
+        args.expectOnly({"--planner", "--parallel-aware", "--schedule", "--json"});
+        memory::PlanOptions options;
+        options.planner = args.option("--planner").value_or("best");
+        bool known = false;
+        for (const auto& n : memory::plannerNames()) known = known || n == options.planner;
+        if (!known) throw UsageError{"unknown planner '" + options.planner + "' (naive, inplace, share, greedy-size, greedy-breadth, best)"};
+        auto sched = args.option("--schedule").value_or("model");
+        if (sched == "memory") options.schedule = memory::ScheduleKind::MemoryAware;
+        else if (sched != "model") throw UsageError{"--schedule must be 'model' or 'memory', not '" + sched + "'"};
+        options.parallelAware = args.flag("--parallel-aware");
+        onnxio::ImportOptions io;
+        io.pinnedDims = args.dims();
+        auto model = onnxio::importModelFile(args.positional(0, "MODEL"), io);
+        auto plan = memory::planMemory(model, model.graph, options);
+        if (args.flag("--json")) {
+            out << memory::planToJson(plan).dump(1) << "\n";
+        } else {
+            std::vector<memory::MemoryPlan> others;
+            for (const auto& n : memory::plannerNames())
+                others.push_back(memory::planLifetimes(plan.lifetimes, n));
+            if (options.parallelAware) {
+                auto free = memory::planLifetimes(plan.lifetimes, options.planner);
+                out << "parallel-aware cost: " << (plan.arenaBytes - free.arenaBytes) << " bytes over "
+                    << free.planner << " without it\n";
+            }
+            out << memory::planToText(plan, others);
+        }
+        (void)err;
+        return 0;
+    }});
+
+}  // namespace passlens::cli
