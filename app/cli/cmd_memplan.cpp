@@ -3,6 +3,7 @@
 #include "cli/Command.h"
 #include "memory/MemoryPlan.h"
 #include "memory/PlanJson.h"
+#include "memory/ShapeAssist.h"
 #include "onnx/Import.h"
 
 namespace passlens::cli {
@@ -25,6 +26,8 @@ REGISTER_COMMAND({
         onnxio::ImportOptions io;
         io.pinnedDims = args.dims();
         auto model = onnxio::importModelFile(args.positional(0, "MODEL"), io);
+        // Sizes behind Constant-fed Reshape/Expand: infer on a Constant-lifted copy (types only).
+        memory::completeShapesViaLiftedConstants(model);
         auto plan = memory::planMemory(model, model.graph, options);
         if (args.flag("--json")) {
             out << memory::planToJson(plan).dump(1) << "\n";
