@@ -216,3 +216,18 @@ TEST(MemoryModels, ShapeArithmeticMakesReshapeSizesKnown) {
     ASSERT_TRUE(flat);
     EXPECT_EQ(m.graph.value(*flat).type.shape->toString(), "1x120x40");
 }
+
+TEST(MemoryModels, SubgraphBodiesPlannedOnTheirOwn) {
+    const auto& c = cases()[3];  // silero legacy: 2 top nodes, the network inside If bodies
+    if (!std::filesystem::exists(test::realModel(c.file))) GTEST_SKIP() << "models not fetched";
+    json j = runMemplan(c, {});
+    EXPECT_EQ(j["schedule"].size(), 2u);
+    ASSERT_FALSE(j["subgraphs"].empty());
+    size_t steps = 0;
+    for (const auto& s : j["subgraphs"]) {
+        EXPECT_GE(s["arena_bytes"].get<int64_t>(), s["lower_bound_bytes"].get<int64_t>()) << s["path"];
+        EXPECT_LE(s["arena_bytes"].get<int64_t>(), s["naive_bytes"].get<int64_t>()) << s["path"];
+        steps += s["steps"].get<size_t>();
+    }
+    EXPECT_GT(steps, 200u);  // 250 nodes in all, minus the two top-level ones
+}
