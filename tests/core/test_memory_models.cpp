@@ -231,3 +231,47 @@ TEST(MemoryModels, SubgraphBodiesPlannedOnTheirOwn) {
     }
     EXPECT_GT(steps, 200u);  // 250 nodes in all, minus the two top-level ones
 }
+
+namespace {
+ir::TypeInfo f32(std::vector<int64_t> dims) {
+    ir::Shape s;
+    for (int64_t d : dims) s.dims.push_back(ir::Dim::of(d));
+    return ir::TypeInfo::tensor(ir::DataType::Float, s);
+}
+}  // namespace
+
+TEST(MemoryModels, MemoryAwareScheduleFinishesABranchFirst) {
+    // Model order makes both big tensors before either reduce: two bigs live together.
+    ir::Model model;
+    model.setOpset("", 13);
+    auto& g = model.graph;
+    auto x = g.addInput("x", f32({256}));
+    auto a = g.addValue("a", f32({256})), b = g.addValue("b", f32({256}));
+    auto ra = g.addValue("ra", f32({1})), rb = g.addValue("rb", f32({1})), s = g.addValue("s", f32({1}));
+    auto dead = g.addValue("dead", f32({4}));
+    g.addNode("Exp", {x}, {a}, {}, "expA");
+    g.addNode("Exp", {x}, {b}, {}, "expB");
+    g.addNode("ReduceMax", {a}, {ra}, {}, "maxA");
+    g.addNode("ReduceMax", {b}, {rb}, {}, "maxB");
+    g.addNode("Add", {ra, rb}, {s}, {}, "sum");
+    g.addNode("Abs", {x}, {dead}, {}, "unused");  // nobody reads `dead`
+    g.markOutput(s);
+    auto byModel = memory::planMemory(model, g, {});
+    memory::PlanOptions o;
+    o.schedule = memory::ScheduleKind::MemoryAware;
+    auto byMemory = memory::planMemory(model, g, o);
+    EXPECT_EQ(byModel.lowerBoundBytes, 2 * 1024 + 4);       // a, b and ra at maxA
+    EXPECT_EQ(byMemory.lowerBoundBytes, 1024 + 4 + 4);      // b, ra and rb at maxB
+    // The cheapest ready node first: the 16-byte dead Abs, then one branch to its end.
+    std::vector<std::string> expect = {"unused", "expA", "maxA", "expB", "maxB", "sum"};
+    EXPECT_EQ(byMemory.scheduleNames, expect);
+    // The dead output lives exactly at its producing step.
+    for (const auto& t : byModel.lifetimes)
+        if (t.name == "dead") {
+            EXPECT_EQ(t.first, 5);
+            EXPECT_EQ(t.last, 5);
+        }
+    // Graph output `s` is static: never among the planned buffers.
+    for (const auto& bf : byModel.buffers) EXPECT_NE(bf.name, "s");
+    EXPECT_EQ(byModel.outputBytes, 4);
+}
