@@ -3,6 +3,7 @@
 #include "cli/Command.h"
 #include "memory/MemoryPlan.h"
 #include "memory/PlanJson.h"
+#include "memory/ShapeAssist.h"
 #include "onnx/Import.h"
 
 namespace passlens::cli {
@@ -25,11 +26,31 @@ REGISTER_COMMAND({
         onnxio::ImportOptions io;
         io.pinnedDims = args.dims();
         auto model = onnxio::importModelFile(args.positional(0, "MODEL"), io);
+        // Sizes behind Constant-fed Reshape/Expand: infer on a Constant-lifted copy (types only).
+        memory::completeShapesViaLiftedConstants(model);
         auto plan = memory::planMemory(model, model.graph, options);
+        auto bodies = memory::planSubgraphs(model, model.graph, options);
         if (args.flag("--json")) {
-            out << memory::planToJson(plan).dump(1) << "\n";
+            auto j = memory::planToJson(plan);
+            if (options.parallelAware)
+                j["parallel_aware_cost_bytes"] = plan.arenaBytes - memory::planLifetimes(plan.lifetimes, options.planner).arenaBytes;
+            auto subs = nlohmann::ordered_json::array();
+            for (const auto& b : bodies) {
+                nlohmann::ordered_json e;
+                e["path"] = b.path;
+                e["planner"] = b.plan.planner;
+                e["steps"] = b.plan.scheduleNames.size();
+                e["arena_bytes"] = b.plan.arenaBytes;
+                e["lower_bound_bytes"] = b.plan.lowerBoundBytes;
+                e["naive_bytes"] = b.plan.naiveBytes;
+                e["unknown_size_values"] = b.plan.unknownSizeValues.size();
+                subs.push_back(std::move(e));
+            }
+            j["subgraphs"] = std::move(subs);
+            out << j.dump(1) << "\n";
         } else {
             std::vector<memory::MemoryPlan> others;
+            // The comparison list is without the parallel-aware constraint (the cost line says what it adds).
             for (const auto& n : memory::plannerNames())
                 others.push_back(memory::planLifetimes(plan.lifetimes, n));
             if (options.parallelAware) {
@@ -38,6 +59,13 @@ REGISTER_COMMAND({
                     << free.planner << " without it\n";
             }
             out << memory::planToText(plan, others);
+            if (!bodies.empty()) {
+                out << "subgraph bodies (each planned on its own; the top level sees one step per If/Loop):\n";
+                for (const auto& b : bodies)
+                    out << "  " << b.path << ": " << b.plan.scheduleNames.size() << " steps, naive " << b.plan.naiveBytes
+                        << ", lower bound " << b.plan.lowerBoundBytes << ", arena " << b.plan.arenaBytes << " ("
+                        << b.plan.planner << "), unknown size " << b.plan.unknownSizeValues.size() << "\n";
+            }
         }
         (void)err;
         return 0;

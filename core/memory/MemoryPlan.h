@@ -134,3 +134,17 @@ MemoryPlan planMemory(const ir::Model& m, const ir::Graph& g, const PlanOptions&
 std::optional<int64_t> tensorBytes(const ir::TypeInfo& t);
 
 }  // namespace passlens::memory
+
+namespace passlens::memory {
+
+/// A plan for one If/Loop/Scan body, planned as a graph of its own (its captures and formal
+/// inputs/outputs are static from the body's view). `path` names the owner: "If_0/then_branch".
+struct SubgraphPlan {
+    std::string path;
+    MemoryPlan plan;
+};
+
+/// Plans every subgraph body, nested ones included, depth first.
+std::vector<SubgraphPlan> planSubgraphs(const ir::Model& m, const ir::Graph& g, const PlanOptions& options);
+
+}  // namespace passlens::memory

@@ -157,12 +157,19 @@ std::vector<int64_t> planShare(const Placer& pl) {
     return offset;
 }
 
+enum class SizeOrder { Size, Area, Start };
+
 /// TFLite greedy by size: largest first, each at the best-fitting gap among conflicting items.
-std::vector<int64_t> planGreedySize(const Placer& pl) {
+/// `best` also tries two other visiting orders (size x duration; by start step) as its local
+/// improvement step: same placement rule, different order, keep whichever is smallest.
+std::vector<int64_t> planGreedySize(const Placer& pl, SizeOrder how = SizeOrder::Size) {
     const auto& items = pl.items;
     std::vector<size_t> order(items.size());
     std::iota(order.begin(), order.end(), 0);
+    auto area = [&](size_t i) { return items[i].size * (items[i].last - items[i].first + 1); };
     std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+        if (how == SizeOrder::Area && area(a) != area(b)) return area(a) > area(b);
+        if (how == SizeOrder::Start && items[a].first != items[b].first) return items[a].first < items[b].first;
         if (items[a].size != items[b].size) return items[a].size > items[b].size;
         return items[a].first < items[b].first;
     });
@@ -239,6 +246,8 @@ MemoryPlan runOne(const std::vector<TensorLifetime>& ts, const std::string& plan
     if (planner == "naive" || planner == "inplace") offset = planCumulative(items);
     else if (planner == "share") offset = planShare(pl);
     else if (planner.rfind("greedy-size", 0) == 0) offset = planGreedySize(pl);
+    else if (planner.rfind("greedy-area", 0) == 0) offset = planGreedySize(pl, SizeOrder::Area);
+    else if (planner.rfind("greedy-start", 0) == 0) offset = planGreedySize(pl, SizeOrder::Start);
     else if (planner.rfind("greedy-breadth", 0) == 0) offset = planGreedyBreadth(pl);
     else throw Error(ErrorKind::BadInput, "unknown planner '" + planner + "' (naive, inplace, share, greedy-size, greedy-breadth, best)");
     return toPlan(ts, items, host, offset, planner);
@@ -284,9 +293,11 @@ MemoryPlan planLifetimes(const std::vector<TensorLifetime>& tensors, const std::
             throw Error(ErrorKind::BadInput, "tensor '" + t.name + "' has an invalid lifetime or size");
     MemoryPlan plan;
     if (planner == "best") {
-        // Every planner, with and without in-place for the offset planners; the smallest wins.
+        // Every planner, with and without in-place for the offset planners, plus the two extra
+        // greedy visiting orders (local improvement); the smallest wins.
         for (const char* p : {"naive", "inplace", "share", "greedy-size", "greedy-breadth", "greedy-size-no-inplace",
-                              "greedy-breadth-no-inplace"}) {
+                              "greedy-breadth-no-inplace", "greedy-area", "greedy-area-no-inplace", "greedy-start",
+                              "greedy-start-no-inplace"}) {
             MemoryPlan candidate = runOne(tensors, p, constraints);
             if (plan.planner.empty() || candidate.arenaBytes < plan.arenaBytes) plan = std::move(candidate);
         }
