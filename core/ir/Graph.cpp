@@ -268,6 +268,41 @@ void Graph::setNodeInputs(NodeId n, std::vector<ValueId> ins) {
     for (ValueId v : nd.inputs) addConsumer(v, n);
 }
 
+void Graph::renameValue(ValueId v, const std::string& newName) {
+    Value& val = value(v);
+    if (val.name == newName) return;
+    if (valueByName_.count(newName)) internalError("renameValue: '" + newName + "' already exists");
+    auto it = valueByName_.find(val.name);
+    if (it != valueByName_.end() && it->second == v) valueByName_.erase(it);
+    val.name = newName;
+    valueByName_[newName] = v;
+}
+
+void Graph::renameCaptures(const std::string& from, const std::string& to) {
+    for (NodeId n : order_) {
+        if (!nodes_[n]->hasSubgraphs()) continue;
+        auto visit = [&](Graph& sg) {
+            auto v = sg.findValue(from);
+            if (!v) {
+                sg.renameCaptures(from, to);
+                return;
+            }
+            if (!sg.value(*v).isOuterScope) return;  // the subgraph defines its own value of that name
+            if (auto w = sg.findValue(to)) {
+                sg.replaceAllUsesWith(*v, *w);
+                if (sg.value(*v).consumers.empty() && !sg.value(*v).isGraphOutput) sg.removeValue(*v);
+            } else {
+                sg.renameValue(*v, to);
+            }
+            sg.renameCaptures(from, to);
+        };
+        for (auto& a : nodes_[n]->attributes) {
+            if (a.g) visit(*a.g);
+            for (auto& sg : a.graphs) visit(*sg);
+        }
+    }
+}
+
 void Graph::setNodeOutput(NodeId n, size_t slot, ValueId v) {
     Node& nd = node(n);
     if (slot >= nd.outputs.size()) nd.outputs.resize(slot + 1, kNone);
@@ -290,6 +325,7 @@ void Graph::replaceAllUsesWith(ValueId from, ValueId to) {
         for (size_t i = 0; i < nd.inputs.size(); ++i)
             if (nd.inputs[i] == from) setNodeInput(u, i, to);
     }
+    if (value(from).name != value(to).name) renameCaptures(value(from).name, value(to).name);
     if (value(from).isGraphOutput) {
         for (ValueId& o : outputs_)
             if (o == from) o = to;

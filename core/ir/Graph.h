@@ -108,7 +108,11 @@ public:
     void setNodeInputs(NodeId n, std::vector<ValueId> inputs);
     /// Makes `v` (a value with no producer, or kNone) output `slot` of `n`; the old output loses its producer.
     void setNodeOutput(NodeId n, size_t slot, ValueId v);
-    void replaceAllUsesWith(ValueId from, ValueId to);  ///< node inputs and graph outputs
+    /// Node inputs, graph outputs and subgraph captures of `from` now read `to`.
+    void replaceAllUsesWith(ValueId from, ValueId to);
+    /// Subgraphs (at any depth) that capture outer name `from` capture `to` instead.
+    void renameCaptures(const std::string& from, const std::string& to);
+    void renameValue(ValueId v, const std::string& newName);
     void moveNodeBefore(NodeId n, NodeId before);
 
     Node& node(NodeId n);
