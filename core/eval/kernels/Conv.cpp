@@ -366,7 +366,6 @@ void registerConv(KernelRegistry& r) {
     k.fn = convTranspose;
     r.add("", "ConvTranspose", k);
     k.fn = [](KernelContext& c) { return pool(c, false); };
-    k.sinceMin = 7;
     r.add("", "AveragePool", k);
     k.fn = [](KernelContext& c) { return pool(c, true); };
     k.sinceMin = 1;
