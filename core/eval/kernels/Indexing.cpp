@@ -232,6 +232,37 @@ void registerIndexing(KernelRegistry& r) {
         return {o.finish()};
     }, allPlainTypes(), 12, false));
 
+    r.add("", "Compress", info([](KernelContext& c) -> std::vector<TensorPtr> {
+        const Tensor& x = c.t(0);
+        auto cond = toInt64s(c.t(1));
+        const size_t es = elementSize(x.dtype);
+        const Node& n = c.node;
+        if (!n.attr("axis")) {
+            std::vector<char> out;
+            const int64_t total = x.elementCount();
+            for (int64_t i = 0; i < std::min<int64_t>(total, int64_t(cond.size())); ++i)
+                if (cond[i]) out.insert(out.end(), x.as<char>() + i * es, x.as<char>() + (i + 1) * es);
+            const int64_t cnt = int64_t(out.size() / es);
+            return {makeTensor(x.dtype, {cnt}, out.data(), out.size())};
+        }
+        const int64_t rank = int64_t(x.dims.size());
+        const int64_t axis = normAxis(n.attrInt("axis", 0), rank, c.where());
+        const int64_t outer = product(x.dims, 0, axis), len = x.dims[axis], inner = product(x.dims, axis + 1);
+        std::vector<int64_t> keep;
+        for (int64_t i = 0; i < std::min<int64_t>(len, int64_t(cond.size())); ++i)
+            if (cond[i]) keep.push_back(i);
+        auto dims = x.dims;
+        dims[axis] = int64_t(keep.size());
+        OutTensor o(x.dtype, dims);
+        char* out = o.data<char>();
+        for (int64_t a = 0; a < outer; ++a)
+            for (int64_t i : keep) {
+                std::memcpy(out, x.as<char>() + (a * len + i) * inner * es, inner * es);
+                out += inner * es;
+            }
+        return {o.finish()};
+    }, allPlainTypes(), 9, false));
+
     r.add("", "NonZero", info([](KernelContext& c) -> std::vector<TensorPtr> {
         const Tensor& x = c.t(0);
         auto v = toDoubles(x);

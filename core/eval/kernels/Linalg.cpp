@@ -118,7 +118,7 @@ void registerLinalg(KernelRegistry& r) {
             });
             return {o.finish()};
         };
-        k.sinceMin = 7;
+        k.sinceMin = 6;
         r.add("", "Gemm", std::move(k));
     }
 }
