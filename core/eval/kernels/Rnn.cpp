@@ -102,9 +102,116 @@ std::vector<TensorPtr> lstm(KernelContext& c) {
     return {Y.finish(), Yh.finish(), Yc.finish()};
 }
 
+float activate(const std::string& name, float x) {
+    if (name == "Sigmoid") return sigmoid(x);
+    if (name == "Relu") return x > 0 ? x : 0.0f;
+    return std::tanh(x);
+}
+
+/// GRU (gates z, r, h) and simple RNN, one batch row and time step at a time.
+std::vector<TensorPtr> gruOrRnn(KernelContext& c, bool gru) {
+    const Tensor& X = c.t(0);
+    const Tensor& W = c.t(1);
+    const Tensor& R = c.t(2);
+    if (X.dims.size() != 3 || W.dims.size() != 3 || R.dims.size() != 3)
+        c.fail("X, W, R must be 3-D, got " + shapeText(X.dims) + " " + shapeText(W.dims) + " " + shapeText(R.dims));
+    const int64_t S = X.dims[0], B = X.dims[1], I = X.dims[2], D = W.dims[0], H = R.dims[2], G = gru ? 3 : 1;
+    const std::string direction = c.node.attrString("direction", "forward");
+    if ((direction == "bidirectional") != (D == 2)) c.fail("direction does not match W's first dim");
+    if (W.dims[1] != G * H || W.dims[2] != I || R.dims[1] != G * H) c.fail("W/R shapes do not match hidden_size");
+    std::vector<std::string> acts = c.node.attr("activations") ? c.node.attr("activations")->strings : std::vector<std::string>{};
+    const bool lbr = c.node.attrInt("linear_before_reset", 0) != 0;
+    const bool hasClip = c.node.attr("clip") != nullptr;
+    const float clip = c.node.attrFloat("clip", 0.0f);
+    auto cl = [&](float v) { return hasClip ? std::clamp(v, -clip, clip) : v; };
+    std::vector<int64_t> lens(B, S);
+    if (c.has(4)) lens = toInt64s(c.t(4));
+    if (int64_t(lens.size()) != B) c.fail("sequence_lens must have batch_size entries");
+    OutTensor Y(DataType::Float, {S, D, B, H}), Yh(DataType::Float, {D, B, H});
+    std::fill_n(Y.data<float>(), Y.count(), 0.0f);
+    std::vector<float> xw(G * H), hr(G * H), h(H), hn(H);
+    for (int64_t d = 0; d < D; ++d) {
+        const std::string f = acts.size() > size_t(d * (gru ? 2 : 1)) ? acts[d * (gru ? 2 : 1)] : (gru ? "Sigmoid" : "Tanh");
+        const std::string g = gru ? (acts.size() > size_t(d * 2 + 1) ? acts[d * 2 + 1] : "Tanh") : f;
+        const bool reverse = direction == "reverse" || d == 1;
+        const float* w = W.as<float>() + d * G * H * I;
+        const float* rr = R.as<float>() + d * G * H * H;
+        std::vector<float> wb(G * H, 0.0f), rb(G * H, 0.0f);
+        if (c.has(3)) {
+            const float* b = c.t(3).as<float>() + d * 2 * G * H;
+            std::copy(b, b + G * H, wb.begin());
+            std::copy(b + G * H, b + 2 * G * H, rb.begin());
+        }
+        for (int64_t b = 0; b < B; ++b) {
+            if (c.has(5)) std::copy_n(c.t(5).as<float>() + (d * B + b) * H, H, h.begin());
+            else std::fill(h.begin(), h.end(), 0.0f);
+            for (int64_t step = 0; step < lens[b]; ++step) {
+                const int64_t t = reverse ? lens[b] - 1 - step : step;
+                xw = wb;
+                hr = rb;
+                cblas_sgemv(CblasRowMajor, CblasNoTrans, int(G * H), int(I), 1.0f, w, int(I), X.as<float>() + (t * B + b) * I, 1, 1.0f, xw.data(), 1);
+                cblas_sgemv(CblasRowMajor, CblasNoTrans, int(G * H), int(H), 1.0f, rr, int(H), h.data(), 1, 1.0f, hr.data(), 1);
+                if (!gru) {
+                    for (int64_t j = 0; j < H; ++j) hn[j] = activate(f, cl(xw[j] + hr[j]));
+                } else {
+                    std::vector<float> rh(H);
+                    std::vector<float> z(H), rg(H);
+                    for (int64_t j = 0; j < H; ++j) {
+                        z[j] = activate(f, cl(xw[j] + hr[j]));
+                        rg[j] = activate(f, cl(xw[H + j] + hr[H + j]));
+                    }
+                    if (!lbr) {
+                        // (r ⊙ H) Rh^T + Rbh
+                        for (int64_t j = 0; j < H; ++j) rh[j] = rg[j] * h[j];
+                        std::vector<float> tmp(rb.begin() + 2 * H, rb.end());
+                        cblas_sgemv(CblasRowMajor, CblasNoTrans, int(H), int(H), 1.0f, rr + 2 * H * H, int(H), rh.data(), 1, 1.0f, tmp.data(), 1);
+                        for (int64_t j = 0; j < H; ++j) {
+                            const float ht = activate(g, cl(xw[2 * H + j] + tmp[j]));
+                            hn[j] = (1 - z[j]) * ht + z[j] * h[j];
+                        }
+                    } else {
+                        for (int64_t j = 0; j < H; ++j) {
+                            const float ht = activate(g, cl(xw[2 * H + j] + rg[j] * hr[2 * H + j]));
+                            hn[j] = (1 - z[j]) * ht + z[j] * h[j];
+                        }
+                    }
+                }
+                h = hn;
+                std::copy(h.begin(), h.end(), Y.data<float>() + ((t * D + d) * B + b) * H);
+            }
+            std::copy(h.begin(), h.end(), Yh.data<float>() + (d * B + b) * H);
+        }
+    }
+    return {Y.finish(), Yh.finish()};
+}
+
+bool checkGruRnn(const Node& n, int64_t, std::string* why) {
+    if (auto* a = n.attr("activations"))
+        for (const auto& s : a->strings)
+            if (s != "Sigmoid" && s != "Tanh" && s != "Relu") {
+                if (why) *why = "activation '" + s + "' is not supported";
+                return false;
+            }
+    if (n.attrInt("layout", 0)) {
+        if (why) *why = "layout=1 is not supported";
+        return false;
+    }
+    return true;
+}
+
 }  // namespace
 
 void registerRnn(KernelRegistry& r) {
+    {
+        KernelInfo k;
+        k.types = {DataType::Float, DataType::Float16};
+        k.sinceMin = 7;
+        k.check = checkGruRnn;
+        k.fn = [](KernelContext& c) { return gruOrRnn(c, true); };
+        r.add("", "GRU", k);
+        k.fn = [](KernelContext& c) { return gruOrRnn(c, false); };
+        r.add("", "RNN", k);
+    }
     KernelInfo k;
     k.types = {DataType::Float, DataType::Float16};
     k.sinceMin = 7;
