@@ -100,11 +100,11 @@ TEST(EvalKernels, UnsupportedAttributeIsReportedBeforeRunning) {
     auto x = b.input("x", DataType::Float, {1, 1, 2, 2});
     auto roi = b.constant("roi", floatTensor({0}, {}));
     auto sc = b.constant("scales", floatTensor({4}, {1, 1, 2, 2}));
-    b.output(b.op("Resize", {x, roi, sc}, {Attribute::makeString("mode", "cubic")}));
+    b.output(b.op("Resize", {x, roi, sc}, {Attribute::makeString("coordinate_transformation_mode", "tf_crop_and_resize")}));
     Model m = b.finish();
     std::string why;
     EXPECT_FALSE(eval::isModelSupported(m, &why));
-    EXPECT_NE(why.find("cubic"), std::string::npos) << why;
+    EXPECT_NE(why.find("tf_crop_and_resize"), std::string::npos) << why;
 }
 
 TEST(EvalKernels, IfReadsOuterScopeValues) {
