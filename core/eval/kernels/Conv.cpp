@@ -184,20 +184,30 @@ std::vector<TensorPtr> conv(KernelContext& c) {
             float* yg = y + (n * M + gr * Mg) * oSize;
             const float* wg = pw + gr * Mg * Cg * kSize;
             if (depthwise) {
+                // Direct loop; the valid output range per kernel tap is computed up front so the
+                // inner loop has no bounds checks.
                 const int64_t H = g.in[0], W = g.in[1], OH = g.out[0], OW = g.out[1], KH = g.k[0], KW = g.k[1];
-                for (int64_t oh = 0; oh < OH; ++oh)
-                    for (int64_t ow = 0; ow < OW; ++ow) {
-                        float s = 0;
-                        for (int64_t kh = 0; kh < KH; ++kh) {
-                            const int64_t ih = oh * g.strides[0] - g.padB[0] + kh * g.dil[0];
-                            if (ih < 0 || ih >= H) continue;
-                            for (int64_t kw = 0; kw < KW; ++kw) {
-                                const int64_t iw = ow * g.strides[1] - g.padB[1] + kw * g.dil[1];
-                                if (iw >= 0 && iw < W) s += xg[ih * W + iw] * wg[kh * KW + kw];
-                            }
+                const int64_t sh = g.strides[0], sw = g.strides[1];
+                std::fill_n(yg, OH * OW, 0.0f);
+                for (int64_t oh = 0; oh < OH; ++oh) {
+                    float* yr = yg + oh * OW;
+                    for (int64_t kh = 0; kh < KH; ++kh) {
+                        const int64_t ih = oh * sh - g.padB[0] + kh * g.dil[0];
+                        if (ih < 0 || ih >= H) continue;
+                        const float* xr = xg + ih * W;
+                        for (int64_t kw = 0; kw < KW; ++kw) {
+                            const int64_t shift = kw * g.dil[1] - g.padB[1];  // iw = ow*sw + shift
+                            int64_t lo = shift >= 0 ? 0 : (-shift + sw - 1) / sw;
+                            int64_t hi = W - 1 - shift < 0 ? 0 : (W - 1 - shift) / sw + 1;
+                            hi = std::min(hi, OW);
+                            const float wv = wg[kh * KW + kw];
+                            if (sw == 1)
+                                for (int64_t ow = lo; ow < hi; ++ow) yr[ow] += xr[ow + shift] * wv;
+                            else
+                                for (int64_t ow = lo; ow < hi; ++ow) yr[ow] += xr[ow * sw + shift] * wv;
                         }
-                        yg[oh * OW + ow] = s;
                     }
+                }
                 continue;
             }
             const float* B = xg;
