@@ -31,6 +31,10 @@ Geometry geometry(const KernelContext& c, const std::vector<int64_t>& inSp, cons
     auto pads = c.node.attrInts("pads", std::vector<int64_t>(2 * g.nsp, 0));
     if (int64_t(g.strides.size()) != g.nsp || int64_t(g.dil.size()) != g.nsp || int64_t(pads.size()) != 2 * g.nsp)
         c.fail("strides/dilations/pads do not match the spatial rank");
+    for (int64_t i = 0; i < g.nsp; ++i) {
+        if (g.strides[i] < 1 || g.dil[i] < 1 || g.k[i] < 1) c.fail("strides, dilations and kernel dims must be >= 1");
+        if (pads[i] < 0 || pads[i + g.nsp] < 0) c.fail("pads must be >= 0");
+    }
     const std::string autoPad = c.node.attrString("auto_pad", "NOTSET");
     g.padB.assign(pads.begin(), pads.begin() + g.nsp);
     g.padE.assign(pads.begin() + g.nsp, pads.end());
@@ -155,7 +159,13 @@ void col2im(const float* col, int64_t Cg, const Geometry& g, float* y) {
         }
 }
 
+void sameFloatTypes(const KernelContext& c) {
+    for (size_t i = 0; i < c.in.size(); ++i)
+        if (c.has(i) && c.in[i]->dtype != DataType::Float) c.fail("input " + std::to_string(i) + " must be float like X");
+}
+
 std::vector<TensorPtr> conv(KernelContext& c) {
+    sameFloatTypes(c);
     const Tensor& x = c.t(0);
     const Tensor& w = c.t(1);
     if (x.dims.size() < 3 || w.dims.size() != x.dims.size()) c.fail("X and W must have the same rank >= 3");
@@ -233,6 +243,7 @@ std::vector<TensorPtr> conv(KernelContext& c) {
 }
 
 std::vector<TensorPtr> convTranspose(KernelContext& c) {
+    sameFloatTypes(c);
     const Tensor& x = c.t(0);
     const Tensor& w = c.t(1);
     if (x.dims.size() < 3 || w.dims.size() != x.dims.size()) c.fail("X and W must have the same rank >= 3");

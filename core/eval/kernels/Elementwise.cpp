@@ -444,6 +444,9 @@ void registerElementwise(KernelRegistry& r) {
                     lo = static_cast<T>(c.node.attrFloat("min", -std::numeric_limits<float>::max()));
                     hi = static_cast<T>(c.node.attrFloat("max", std::numeric_limits<float>::max()));
                 } else {
+                    for (size_t i = 1; i <= 2; ++i)
+                        if (c.has(i) && (c.t(i).dtype != x.dtype || c.t(i).elementCount() != 1))
+                            c.fail("min/max must be one value of the input's type");
                     if (c.has(1)) lo = c.t(1).as<T>()[0];
                     if (c.has(2)) hi = c.t(2).as<T>()[0];
                 }

@@ -148,6 +148,8 @@ void registerIndexing(KernelRegistry& r) {
             const Tensor& upd = c.t(2);
             const int64_t rank = int64_t(x.dims.size());
             const int64_t axis = normAxis(c.node.attrInt("axis", 0), rank, c.where());
+            if (upd.dtype != x.dtype || upd.dims != idxT.dims) c.fail("updates must match indices in shape and data in type");
+            if (int64_t(idxT.dims.size()) != rank) c.fail("indices rank differs from data rank");
             auto idx = toInt64s(idxT);
             const size_t es = elementSize(x.dtype);
             OutTensor o(x.dtype, x.dims);
@@ -179,10 +181,13 @@ void registerIndexing(KernelRegistry& r) {
             const Tensor& idxT = c.t(1);
             const Tensor& upd = c.t(2);
             auto idx = toInt64s(idxT);
+            if (idxT.dims.empty()) c.fail("indices must have rank >= 1");
             const int64_t q = idxT.dims.back();
             if (q > int64_t(x.dims.size())) c.fail("index depth exceeds data rank");
             const size_t es = elementSize(x.dtype);
             const int64_t slice = product(x.dims, q);
+            if (upd.dtype != x.dtype || upd.elementCount() != product(idxT.dims, 0, idxT.dims.size() - 1) * slice)
+                c.fail("updates do not match indices and data");
             OutTensor o(x.dtype, x.dims);
             std::memcpy(o.data<char>(), x.data.data(), x.byteSize());
             auto xs = stridesOf(x.dims);
@@ -207,6 +212,7 @@ void registerIndexing(KernelRegistry& r) {
         const Tensor& idxT = c.t(1);
         const int64_t b = c.node.attrInt("batch_dims", 0);
         auto idx = toInt64s(idxT);
+        if (idxT.dims.empty() || b < 0 || b >= int64_t(idxT.dims.size())) c.fail("indices rank and batch_dims do not fit");
         const int64_t q = idxT.dims.back();
         if (b + q > int64_t(x.dims.size())) c.fail("index depth exceeds data rank");
         std::vector<int64_t> dims(idxT.dims.begin(), idxT.dims.end() - 1);

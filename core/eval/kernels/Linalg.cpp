@@ -89,6 +89,7 @@ void registerLinalg(KernelRegistry& r) {
             const Tensor& a = c.t(0);
             const Tensor& b = c.t(1);
             if (a.dims.size() != 2 || b.dims.size() != 2) c.fail("A and B must be 2-D");
+            if (a.dtype != b.dtype || (c.has(2) && c.t(2).dtype != a.dtype)) c.fail("input types differ");
             const bool ta = c.node.attrInt("transA", 0), tb = c.node.attrInt("transB", 0);
             const double alpha = c.node.attrFloat("alpha", 1.0f), beta = c.node.attrFloat("beta", 1.0f);
             const int64_t M = ta ? a.dims[1] : a.dims[0], K = ta ? a.dims[0] : a.dims[1];

@@ -16,6 +16,21 @@ namespace {
 
 float sigmoid(float x) { return x >= 0 ? 1.0f / (1.0f + std::exp(-x)) : std::exp(x) / (1.0f + std::exp(x)); }
 
+/// Sizes and types of the optional inputs, so the kernels never read past a buffer.
+void checkRnnInputs(const KernelContext& c, int64_t D, int64_t B, int64_t H, int64_t gates, int64_t S, const std::vector<int64_t>& lens) {
+    for (size_t i = 0; i < c.in.size(); ++i)
+        if (c.has(i) && i != 4 && c.in[i]->dtype != DataType::Float) c.fail("input " + std::to_string(i) + " must be float");
+    auto expect = [&](size_t i, int64_t n, const char* what) {
+        if (c.has(i) && c.t(i).elementCount() != n) c.fail(std::string(what) + " has " + std::to_string(c.t(i).elementCount()) + " values, expected " + std::to_string(n));
+    };
+    expect(3, D * 2 * gates * H, "B");
+    expect(5, D * B * H, "initial_h");
+    expect(6, D * B * H, "initial_c");
+    expect(7, D * 3 * H, "P");
+    for (int64_t l : lens)
+        if (l < 0 || l > S) c.fail("sequence_lens value " + std::to_string(l) + " is outside [0, " + std::to_string(S) + "]");
+}
+
 bool checkLstm(const Node& n, int64_t, std::string* why) {
     auto fail = [&](const std::string& w) { if (why) *why = w; return false; };
     if (auto* a = n.attr("activations")) {
@@ -45,6 +60,7 @@ std::vector<TensorPtr> lstm(KernelContext& c) {
         if (int64_t(l.size()) != B) c.fail("sequence_lens must have batch_size entries");
         lens = l;
     }
+    checkRnnInputs(c, D, B, H, 4, S, lens);
     OutTensor Y(DataType::Float, {S, D, B, H}), Yh(DataType::Float, {D, B, H}), Yc(DataType::Float, {D, B, H});
     std::fill_n(Y.data<float>(), Y.count(), 0.0f);
     std::vector<float> gates(static_cast<size_t>(B * 4 * H)), h(B * H), cs(B * H);
@@ -127,6 +143,7 @@ std::vector<TensorPtr> gruOrRnn(KernelContext& c, bool gru) {
     std::vector<int64_t> lens(B, S);
     if (c.has(4)) lens = toInt64s(c.t(4));
     if (int64_t(lens.size()) != B) c.fail("sequence_lens must have batch_size entries");
+    checkRnnInputs(c, D, B, H, G, S, lens);
     OutTensor Y(DataType::Float, {S, D, B, H}), Yh(DataType::Float, {D, B, H});
     std::fill_n(Y.data<float>(), Y.count(), 0.0f);
     std::vector<float> xw(G * H), hr(G * H), h(H), hn(H);
