@@ -101,6 +101,20 @@ TEST(EvalKernels, DepthwiseConvMatchesNaiveLoop) {
             }
 }
 
+TEST(EvalKernels, ZeroStrideIsBadInputNotACrash) {
+    GraphBuilder b("pool");
+    auto x = b.input("x", DataType::Float, {1, 1, 4, 4});
+    b.output(b.op("MaxPool", {x}, {Attribute::makeInts("kernel_shape", {2, 2}), Attribute::makeInts("strides", {0, 1})}));
+    Model m = b.model();
+    try {
+        eval::run(m, {randomFloats({1, 1, 4, 4}, 1)});
+        FAIL() << "expected an error";
+    } catch (const Error& e) {
+        EXPECT_EQ(e.kind(), ErrorKind::BadInput);
+        EXPECT_NE(std::string(e.what()).find("strides"), std::string::npos) << e.what();
+    }
+}
+
 TEST(EvalKernels, UnsupportedOpNamesOpDomainAndOpset) {
     GraphBuilder b("custom");
     auto x = b.input("x", DataType::Float, {2});
