@@ -39,7 +39,6 @@ bool checkLstm(const Node& n, int64_t, std::string* why) {
             if (s[i] != (i % 3 == 0 ? "Sigmoid" : "Tanh")) return fail("activation '" + s[i] + "' is not supported (only Sigmoid/Tanh/Tanh)");
     }
     if (n.attrInt("input_forget", 0)) return fail("input_forget=1 is not supported");
-    if (n.attrInt("layout", 0)) return fail("layout=1 is not supported");
     return true;
 }
 
@@ -209,12 +208,25 @@ bool checkGruRnn(const Node& n, int64_t, std::string* why) {
                 if (why) *why = "activation '" + s + "' is not supported";
                 return false;
             }
-    if (n.attrInt("layout", 0)) {
-        if (why) *why = "layout=1 is not supported";
-        return false;
-    }
     return true;
 }
+
+/// layout=1 (batch first): transposes the inputs to layout 0, runs, and transposes the outputs back.
+std::vector<TensorPtr> withLayout(KernelContext& c, std::vector<TensorPtr> (*run)(KernelContext&)) {
+    if (c.node.attrInt("layout", 0) == 0) return run(c);
+    for (size_t i : {size_t(0), size_t(5), size_t(6)})
+        if (c.has(i)) {
+            if (c.in[i]->dims.size() != 3) c.fail("input " + std::to_string(i) + " must be 3-D");
+            c.in[i] = permuted(*c.in[i], {1, 0, 2});
+        }
+    auto outs = run(c);
+    outs[0] = permuted(*outs[0], {2, 0, 1, 3});  // [S,D,B,H] -> [B,S,D,H]
+    for (size_t i = 1; i < outs.size(); ++i) outs[i] = permuted(*outs[i], {1, 0, 2});
+    return outs;
+}
+
+std::vector<TensorPtr> gru(KernelContext& c) { return gruOrRnn(c, true); }
+std::vector<TensorPtr> rnn(KernelContext& c) { return gruOrRnn(c, false); }
 
 }  // namespace
 
@@ -224,16 +236,16 @@ void registerRnn(KernelRegistry& r) {
         k.types = {DataType::Float, DataType::Float16};
         k.sinceMin = 7;
         k.check = checkGruRnn;
-        k.fn = [](KernelContext& c) { return gruOrRnn(c, true); };
+        k.fn = [](KernelContext& c) { return withLayout(c, gru); };
         r.add("", "GRU", k);
-        k.fn = [](KernelContext& c) { return gruOrRnn(c, false); };
+        k.fn = [](KernelContext& c) { return withLayout(c, rnn); };
         r.add("", "RNN", k);
     }
     KernelInfo k;
     k.types = {DataType::Float, DataType::Float16};
     k.sinceMin = 7;
     k.check = checkLstm;
-    k.fn = lstm;
+    k.fn = [](KernelContext& c) { return withLayout(c, lstm); };
     r.add("", "LSTM", std::move(k));
 }
 
