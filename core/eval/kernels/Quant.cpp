@@ -1,4 +1,5 @@
 // QuantizeLinear / DequantizeLinear (per-tensor and per-axis; int8, uint8, int32).
+#include <algorithm>
 #include <cmath>
 
 #include "eval/Kernel.h"
@@ -43,6 +44,28 @@ bool checkQuant(const Node& n, int64_t, std::string* why) {
 }  // namespace
 
 void registerQuant(KernelRegistry& r) {
+    {   // DynamicQuantizeLinear: uint8 with a scale and zero point computed from the data range
+        KernelInfo k;
+        k.types = {DataType::Float};
+        k.sinceMin = 11;
+        k.fn = [](KernelContext& c) -> std::vector<TensorPtr> {
+            const Tensor& x = c.t(0);
+            const float* p = x.as<float>();
+            float lo = 0, hi = 0;
+            for (int64_t i = 0; i < x.elementCount(); ++i) {
+                lo = std::min(lo, p[i]);
+                hi = std::max(hi, p[i]);
+            }
+            const float scale = (hi - lo) / 255.0f;
+            const float zpf = scale == 0 ? 0.0f : std::clamp(std::nearbyint(-lo / scale), 0.0f, 255.0f);
+            OutTensor y(DataType::UInt8, x.dims);
+            for (int64_t i = 0; i < x.elementCount(); ++i)
+                y.data<uint8_t>()[i] = uint8_t(scale == 0 ? zpf : std::clamp(std::nearbyint(p[i] / scale) + zpf, 0.0f, 255.0f));
+            return {y.finish(), makeTensorOf<float>(DataType::Float, {}, {scale}),
+                    makeTensorOf<uint8_t>(DataType::UInt8, {}, {uint8_t(zpf)})};
+        };
+        r.add("", "DynamicQuantizeLinear", std::move(k));
+    }
     {
         KernelInfo k;
         k.types = {DataType::Float, DataType::Float16, DataType::Int32};
