@@ -75,6 +75,8 @@ void registerNorm(KernelRegistry& r);
 void registerControlFlow(KernelRegistry& r);
 void registerRnn(KernelRegistry& r);
 void registerResize(KernelRegistry& r);
+void registerIndexing(KernelRegistry& r);
+void registerQuant(KernelRegistry& r);
 
 // Attribute helpers.
 inline bool hasAttr(const ir::Node& n, std::string_view name) { return n.attr(name) != nullptr; }

@@ -74,6 +74,47 @@ TEST(EvalKernels, ConvMatchesNaiveLoop) {
             }
 }
 
+TEST(EvalKernels, DepthwiseConvMatchesNaiveLoop) {
+    GraphBuilder b("dw");
+    auto x = b.input("x", DataType::Float, {1, 3, 9, 8});
+    auto wt = randomFloats({3, 1, 3, 3}, 13);
+    auto w = b.constant("w", wt);
+    b.output(b.op("Conv", {x, w}, {Attribute::makeInts("pads", {2, 1, 0, 2}), Attribute::makeInts("strides", {2, 2}),
+                                    Attribute::makeInts("dilations", {1, 2}), Attribute::makeInt("group", 3)}));
+    Model m = b.finish();
+    auto xt = randomFloats({1, 3, 9, 8}, 14);
+    auto out = eval::run(m, {xt});
+    // H = (9+2-3)/2+1 = 5, W = (8+3-5)/2+1 = 4
+    ASSERT_EQ(out[0]->dims, (std::vector<int64_t>{1, 3, 5, 4}));
+    auto X = floats(xt), W = floats(wt), Y = floats(out[0]);
+    for (int c = 0; c < 3; ++c)
+        for (int oh = 0; oh < 5; ++oh)
+            for (int ow = 0; ow < 4; ++ow) {
+                double s = 0;
+                for (int kh = 0; kh < 3; ++kh)
+                    for (int kw = 0; kw < 3; ++kw) {
+                        const int ih = oh * 2 - 2 + kh, iw = ow * 2 - 1 + kw * 2;
+                        if (ih < 0 || ih >= 9 || iw < 0 || iw >= 8) continue;
+                        s += X[(c * 9 + ih) * 8 + iw] * W[(c * 3 + kh) * 3 + kw];
+                    }
+                EXPECT_NEAR(Y[(c * 5 + oh) * 4 + ow], s, 1e-4) << c << "," << oh << "," << ow;
+            }
+}
+
+TEST(EvalKernels, ZeroStrideIsBadInputNotACrash) {
+    GraphBuilder b("pool");
+    auto x = b.input("x", DataType::Float, {1, 1, 4, 4});
+    b.output(b.op("MaxPool", {x}, {Attribute::makeInts("kernel_shape", {2, 2}), Attribute::makeInts("strides", {0, 1})}));
+    Model m = b.model();
+    try {
+        eval::run(m, {randomFloats({1, 1, 4, 4}, 1)});
+        FAIL() << "expected an error";
+    } catch (const Error& e) {
+        EXPECT_EQ(e.kind(), ErrorKind::BadInput);
+        EXPECT_NE(std::string(e.what()).find("strides"), std::string::npos) << e.what();
+    }
+}
+
 TEST(EvalKernels, UnsupportedOpNamesOpDomainAndOpset) {
     GraphBuilder b("custom");
     auto x = b.input("x", DataType::Float, {2});
@@ -100,11 +141,11 @@ TEST(EvalKernels, UnsupportedAttributeIsReportedBeforeRunning) {
     auto x = b.input("x", DataType::Float, {1, 1, 2, 2});
     auto roi = b.constant("roi", floatTensor({0}, {}));
     auto sc = b.constant("scales", floatTensor({4}, {1, 1, 2, 2}));
-    b.output(b.op("Resize", {x, roi, sc}, {Attribute::makeString("mode", "cubic")}));
+    b.output(b.op("Resize", {x, roi, sc}, {Attribute::makeString("coordinate_transformation_mode", "tf_crop_and_resize")}));
     Model m = b.finish();
     std::string why;
     EXPECT_FALSE(eval::isModelSupported(m, &why));
-    EXPECT_NE(why.find("cubic"), std::string::npos) << why;
+    EXPECT_NE(why.find("tf_crop_and_resize"), std::string::npos) << why;
 }
 
 TEST(EvalKernels, IfReadsOuterScopeValues) {
