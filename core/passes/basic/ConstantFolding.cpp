@@ -113,14 +113,15 @@ void ConstantFolding::runImpl(PassContext& ctx) const {
                 rw.missed({n}, "not folded: output would be " + humanBytes(bytes) + ", above the fold limit of " + humanBytes(limit));
                 continue;
             }
-            std::string name = node.displayName();
-            std::vector<ValueId> outs = node.outputs;
+            // Folding the last output erases the node: take what we need from it first.
+            const std::string name = node.displayName();
+            const bool isConstantNode = node.opType == "Constant";
+            const std::vector<ValueId> outs = node.outputs;
             for (size_t i = 0; i < outs.size() && i < outputs.size(); ++i)
                 if (outs[i] != kNone && outputs[i])
                     rw.foldToConstant(outs[i], outputs[i],
-                                      node.opType == "Constant" ? name + " becomes an initializer"
-                                                                : name + " has only constant inputs");
-            rw.applied({}, name + (node.opType == "Constant" ? " became an initializer" : " folded to a constant"));
+                                      isConstantNode ? name + " becomes an initializer" : name + " has only constant inputs");
+            rw.applied({}, name + (isConstantNode ? " became an initializer" : " folded to a constant"));
         }
         // Inputs of folded nodes that nothing reads any more.
         for (ValueId v : std::vector<ValueId>(g.initializerOrder())) {
