@@ -250,8 +250,6 @@ void Rewriter::removeInitializer(ValueId v, const std::string& reason) {
     c.values = {v};
 }
 
-void Rewriter::noteModelChange(const std::string& reason) { record(ChangeKind::Removed, {}, reason); }
-
 void Rewriter::removeDeadValues() {
     for (ValueId v : graph_.valueIds()) {
         const Value& val = graph_.value(v);

@@ -55,8 +55,6 @@ public:
     ir::ValueId foldToConstant(ir::ValueId v, ir::TensorPtr tensor, const std::string& reason);
     /// Removes an initializer nothing reads.
     void removeInitializer(ir::ValueId v, const std::string& reason);
-    /// Records a model-level change that touches no node (e.g. a function removed).
-    void noteModelChange(const std::string& reason);
     /// Erases values with no producer, no readers, not graph I/O and not initializers.
     void removeDeadValues();
 
