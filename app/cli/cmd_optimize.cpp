@@ -4,6 +4,7 @@
 #include <sstream>
 
 #include "cli/Command.h"
+#include "eval/Interpreter.h"
 #include "ir/Error.h"
 #include "onnx/Checker.h"
 #include "onnx/Export.h"
@@ -53,12 +54,31 @@ REGISTER_COMMAND({
             if (*l != "NHWC" && *l != "NCHW") throw UsageError{"--target-layout must be NHWC or NCHW"};
             options.pass.targetLayout = *l;
         }
-        if (args.flag("--verify"))
-            throwUnsupported("--verify needs the interpreter (branch eval), not available in this build");
-
         onnxio::ImportOptions io;
         io.pinnedDims = args.dims();
         ir::Model model = onnxio::importModelFile(in, io);
+        // --verify: run the interpreter after each pass on the same seeded inputs and name the
+        // first pass whose outputs differ from the original model's.
+        std::vector<ir::TensorPtr> verifyInputs, reference;
+        std::string firstBadPass;
+        if (args.flag("--verify")) {
+            verifyInputs = eval::randomInputs(model, 1234, args.dims());
+            eval::RunOptions ro;
+            ro.dims = args.dims();
+            reference = eval::run(model, verifyInputs, ro);
+            ir::Model original = model;
+            options.afterPass = [&, original, ro](const PassResult& r, const ir::Model& m) {
+                if (!firstBadPass.empty()) return;
+                auto got = eval::run(m, verifyInputs, ro);
+                for (const auto& d : eval::compareOutputs(original, got, reference, 1e-4, 1e-5))
+                    if (!d.ok) {
+                        firstBadPass = r.name;
+                        err << "verify: after pass '" << r.name << "' output '" << d.name << "' differs (max abs "
+                            << d.maxAbs << ", max rel " << d.maxRel << ")\n";
+                        return;
+                    }
+            };
+        }
         PipelineResult result = pm.run(model, options);
         if (auto problem = onnxio::checkModel(model))
             err << "warning: the optimized model fails the ONNX checker: " << *problem << "\n";
@@ -77,6 +97,11 @@ REGISTER_COMMAND({
                 << std::setw(8) << s.result.nodesAfter << std::setw(9) << s.result.changes.size() << std::setw(8)
                 << missed << std::setw(10) << std::fixed << std::setprecision(2) << s.result.ms << "\n";
         }
+        if (!firstBadPass.empty()) {
+            err << "verify failed: first differing pass is '" << firstBadPass << "'\n";
+            return 1;
+        }
+        if (args.flag("--verify")) out << "verify: outputs match the original after every pass (rtol 1e-4)\n";
         return 0;
     }});
 

@@ -1,11 +1,14 @@
-// Constant folding. Without the interpreter (branch eval, not merged yet) this folds what needs
-// no kernel: Constant nodes become initializers, Shape and Size of statically shaped values
-// become int64 constants. Everything else whose inputs are all constant gets a missed remark.
+// Constant folding. Constant nodes become initializers, Shape and Size of statically shaped
+// values become int64 constants (no kernel needed), and any other deterministic node whose
+// inputs are all constant is evaluated with the interpreter; all its outputs fold together.
 #include <algorithm>
 #include <numeric>
 #include <optional>
+#include <set>
 
+#include "eval/Interpreter.h"
 #include "ir/Builder.h"
+#include "ir/Error.h"
 #include "passes/BasicPasses.h"
 
 namespace passlens::passes {
@@ -53,7 +56,7 @@ protected:
                 if (!g.hasNode(id)) continue;
                 const Node& n = g.node(id);
                 if (!n.domain.empty() && n.domain != "ai.onnx") continue;
-                if (n.outputs.size() != 1 || n.outputs[0] == kNone) continue;
+                if (n.outputs.size() != 1 || n.outputs[0] == kNone) { foldWithInterpreter(ctx, rw, id, limit); continue; }
                 ValueId out = n.outputs[0];
                 TensorPtr folded;
                 std::string why;
@@ -84,6 +87,7 @@ protected:
                     }
                     why = n.displayName() + " reads only the static shape of '" + g.value(n.inputs[0]).name + "'";
                 } else {
+                    foldWithInterpreter(ctx, rw, id, limit);
                     continue;
                 }
                 if ((int64_t)folded->byteSize() > limit) {
@@ -100,6 +104,53 @@ protected:
             }
             rw.setRule({});
         });
+    }
+
+private:
+    static void foldWithInterpreter(PassContext& ctx, Rewriter& rw, NodeId id, int64_t limit) {
+        static const std::set<std::string> kNondeterministic = {
+            "RandomNormal", "RandomUniform", "RandomNormalLike", "RandomUniformLike", "Multinomial", "Bernoulli", "Dropout"};
+        Graph& g = rw.graph();
+        const Node& n = g.node(id);
+        if (kNondeterministic.count(n.opType) || n.hasSubgraphs() || n.inputs.empty()) return;
+        std::vector<TensorPtr> inputs;
+        for (ValueId v : n.inputs) {
+            if (v == kNone) { inputs.push_back(nullptr); continue; }
+            if (!g.value(v).initializer || g.value(v).isGraphInput) return;  // not all constant
+            inputs.push_back(g.value(v).initializer);
+        }
+        rw.setRule("fold-node");
+        std::string why;
+        if (!eval::isSupported(ctx.model(), g, n, &why)) {
+            rw.missed({id}, "not folded: interpreter has no kernel for " + n.opType + (why.empty() ? "" : " (" + why + ")"));
+            return;
+        }
+        std::vector<TensorPtr> outs;
+        try {
+            outs = eval::evalNode(ctx.model(), g, id, inputs);
+        } catch (const Error& e) {
+            rw.missed({id}, std::string("not folded: the interpreter could not evaluate it: ") + e.what());
+            return;
+        }
+        int64_t total = 0;
+        for (auto& t : outs) total += t ? (int64_t)t->byteSize() : 0;
+        if (total > limit) {
+            rw.missed({id}, "not folded: output would be " + std::to_string(total) + " bytes, above the fold limit of " +
+                                std::to_string(limit) + " bytes");
+            return;
+        }
+        std::vector<ValueId> outVals = n.outputs;
+        for (size_t i = 0; i < outVals.size(); ++i) {
+            if (outVals[i] == kNone) continue;
+            if (i >= outs.size() || !outs[i] || g.value(outVals[i]).isGraphOutput) {
+                rw.missed({id}, "not folded: output '" + g.value(outVals[i]).name + "' is a graph output or was not computed");
+                return;
+            }
+        }
+        std::string reason = n.displayName() + " has only constant inputs: evaluated at compile time";
+        rw.applied({id}, reason);
+        for (size_t i = 0; i < outVals.size(); ++i)
+            if (outVals[i] != kNone) rw.foldToConstant(outVals[i], outs[i], reason);
     }
 };
 
