@@ -16,7 +16,7 @@ namespace passlens::passes {
 struct PipelineOptions {
     PassOptions pass;
     bool fixedPoint = false;   ///< repeat the whole pipeline until nothing changes
-    int maxIterations = 4;     ///< cap for fixedPoint
+    int maxIterations = 8;     ///< cap for fixedPoint
     bool keepSnapshots = true;
     bool inferShapesAfterEachPass = true;
     /// Called after each pass with the model as it stands (e.g. --verify). May throw.
