@@ -65,6 +65,7 @@ const KernelRegistry& kernelRegistry() {
         registerControlFlow(r);
         registerRnn(r);
         registerResize(r);
+        registerChannelsLast(r);
         return r;
     }();
     return reg;

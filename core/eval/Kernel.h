@@ -75,6 +75,7 @@ void registerNorm(KernelRegistry& r);
 void registerControlFlow(KernelRegistry& r);
 void registerRnn(KernelRegistry& r);
 void registerResize(KernelRegistry& r);
+void registerChannelsLast(KernelRegistry& r);  ///< passlens.nhwc (layout pass)
 
 // Attribute helpers.
 inline bool hasAttr(const ir::Node& n, std::string_view name) { return n.attr(name) != nullptr; }
