@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
 #include <limits>
 #include <random>
 #include <unordered_map>
@@ -88,6 +90,8 @@ public:
                     throwUnsupported("node " + n.displayName() + " (" + n.opType + "): optional output " + std::to_string(k) +
                                      " is not produced by the interpreter");
                 }
+                if (trace_) std::fprintf(stderr, "[eval] %s %s -> %s %s\n", n.opType.c_str(), n.displayName().c_str(),
+                                         g.value(n.outputs[k]).name.c_str(), shapeText(outs[k]->dims).c_str());
                 scope.vals[n.outputs[k]] = std::move(outs[k]);
             }
             for (ValueId v : g.readsOf(n.id))
@@ -219,6 +223,7 @@ private:
     const Model& m_;
     const RunOptions* opts_;
     const std::vector<OpsetImport>* opsets_ = nullptr;
+    bool trace_ = std::getenv("PASSLENS_EVAL_TRACE") != nullptr;  ///< debugging aid: print each node's output shapes
 };
 
 bool typeAllowed(const KernelInfo& k, DataType dt) {
@@ -244,6 +249,20 @@ bool checkNode(const Model& m, const Graph* g, const Node& n, std::string* why, 
         }
         if (why) *why = prefix + " is not supported";
         return false;
+    }
+    if (g) {
+        // Element types the interpreter never handles, on any input or output.
+        std::vector<ValueId> vs = n.inputs;
+        vs.insert(vs.end(), n.outputs.begin(), n.outputs.end());
+        for (ValueId v : vs) {
+            if (v == kNone || !g->hasValue(v)) continue;
+            const auto& ty = g->value(v).type;
+            if (ty.isTensor() && (ty.elemType == DataType::String || ty.elemType == DataType::BFloat16 ||
+                                  ty.elemType == DataType::Complex64 || ty.elemType == DataType::Complex128)) {
+                if (why) *why = prefix + ": element type " + std::string(dataTypeName(ty.elemType)) + " is not supported";
+                return false;
+            }
+        }
     }
     if (k->check && !k->check(n, opset, why)) {
         if (why) *why = prefix + ": " + *why;

@@ -65,6 +65,8 @@ const KernelRegistry& kernelRegistry() {
         registerControlFlow(r);
         registerRnn(r);
         registerResize(r);
+        registerIndexing(r);
+        registerQuant(r);
         registerChannelsLast(r);
         return r;
     }();

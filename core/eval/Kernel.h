@@ -75,6 +75,8 @@ void registerNorm(KernelRegistry& r);
 void registerControlFlow(KernelRegistry& r);
 void registerRnn(KernelRegistry& r);
 void registerResize(KernelRegistry& r);
+void registerIndexing(KernelRegistry& r);
+void registerQuant(KernelRegistry& r);
 void registerChannelsLast(KernelRegistry& r);  ///< passlens.nhwc (layout pass)
 
 // Attribute helpers.

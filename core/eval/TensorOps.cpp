@@ -185,6 +185,25 @@ TensorPtr reshaped(const TensorPtr& t, std::vector<int64_t> dims) {
     return r;
 }
 
+TensorPtr permuted(const Tensor& t, const std::vector<int64_t>& perm) {
+    std::vector<int64_t> dims;
+    for (int64_t p : perm) dims.push_back(t.dims[p]);
+    OutTensor o(t.dtype, dims);
+    const size_t es = elementSize(t.dtype);
+    auto st = stridesOf(t.dims);
+    std::vector<int64_t> pos(dims.size(), 0);
+    for (int64_t e = 0; e < o.count(); ++e) {
+        int64_t off = 0;
+        for (size_t d = 0; d < dims.size(); ++d) off += pos[d] * st[perm[d]];
+        std::memcpy(o.data<char>() + e * es, t.as<char>() + off * es, es);
+        for (int64_t d = int64_t(dims.size()) - 1; d >= 0; --d) {
+            if (++pos[d] < dims[d]) break;
+            pos[d] = 0;
+        }
+    }
+    return o.finish();
+}
+
 TensorPtr scalarInt64(int64_t v) { return makeTensorOf<int64_t>(DataType::Int64, {}, {v}); }
 TensorPtr int64Tensor(const std::vector<int64_t>& v, std::vector<int64_t> dims) {
     return makeTensorOf<int64_t>(DataType::Int64, std::move(dims), v);

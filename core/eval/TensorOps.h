@@ -45,6 +45,8 @@ ir::TensorPtr castTensor(const ir::Tensor& t, ir::DataType to);
 /// Same payload, new dims (no copy).
 ir::TensorPtr reshaped(const ir::TensorPtr& t, std::vector<int64_t> dims);
 ir::TensorPtr scalarInt64(int64_t v);
+/// out.dims[i] = t.dims[perm[i]] (a plain, unoptimized transpose for small tensors).
+ir::TensorPtr permuted(const ir::Tensor& t, const std::vector<int64_t>& perm);
 ir::TensorPtr int64Tensor(const std::vector<int64_t>& v, std::vector<int64_t> dims);
 
 /// NumPy-style broadcast of shapes; throws BadInput naming `what` when incompatible.

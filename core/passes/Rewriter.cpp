@@ -250,6 +250,23 @@ void Rewriter::removeInitializer(ValueId v, const std::string& reason) {
     c.values = {v};
 }
 
+void Rewriter::removeFunction(size_t index, const std::string& reason) {
+    std::string name = model_.functions.at(index).name;
+    model_.functions.erase(model_.functions.begin() + static_cast<std::ptrdiff_t>(index));
+    Change& c = record(ChangeKind::Removed, {}, reason);
+    c.nodeNames = {"function " + name};
+}
+
+bool Rewriter::isCapturedBySubgraph(ValueId v) const {
+    const std::string& name = graph_.value(v).name;
+    for (NodeId n : graph_.nodeOrder()) {
+        if (!graph_.node(n).hasSubgraphs()) continue;
+        for (const auto& c : graph_.capturedNames(n))
+            if (c == name) return true;
+    }
+    return false;
+}
+
 void Rewriter::removeDeadValues() {
     for (ValueId v : graph_.valueIds()) {
         const Value& val = graph_.value(v);

@@ -55,6 +55,8 @@ public:
     ir::ValueId foldToConstant(ir::ValueId v, ir::TensorPtr tensor, const std::string& reason);
     /// Removes an initializer nothing reads.
     void removeInitializer(ir::ValueId v, const std::string& reason);
+    /// Removes model.functions[index] (a model-local function nothing calls).
+    void removeFunction(size_t index, const std::string& reason);
     /// Erases values with no producer, no readers, not graph I/O and not initializers.
     void removeDeadValues();
 
@@ -62,6 +64,10 @@ public:
     void applied(const std::vector<ir::NodeId>& nodes, const std::string& message);
     void missed(const std::vector<ir::NodeId>& nodes, const std::string& message,
                 const std::vector<ir::ValueId>& blockingValues = {});
+
+    /// True when a subgraph of some node reads `v` by name (outer-scope capture): such a value
+    /// may not be renamed or replaced without rewriting the subgraph.
+    bool isCapturedBySubgraph(ir::ValueId v) const;
 
     /// Provenance of a node: its recorded original ids, or its own id when it is original.
     std::vector<ir::NodeId> originsOf(ir::NodeId n) const;

@@ -31,6 +31,10 @@ Geometry geometry(const KernelContext& c, const std::vector<int64_t>& inSp, cons
     auto pads = c.node.attrInts("pads", std::vector<int64_t>(2 * g.nsp, 0));
     if (int64_t(g.strides.size()) != g.nsp || int64_t(g.dil.size()) != g.nsp || int64_t(pads.size()) != 2 * g.nsp)
         c.fail("strides/dilations/pads do not match the spatial rank");
+    for (int64_t i = 0; i < g.nsp; ++i) {
+        if (g.strides[i] < 1 || g.dil[i] < 1 || g.k[i] < 1) c.fail("strides, dilations and kernel dims must be >= 1");
+        if (pads[i] < 0 || pads[i + g.nsp] < 0) c.fail("pads must be >= 0");
+    }
     const std::string autoPad = c.node.attrString("auto_pad", "NOTSET");
     g.padB.assign(pads.begin(), pads.begin() + g.nsp);
     g.padE.assign(pads.begin() + g.nsp, pads.end());
@@ -155,7 +159,13 @@ void col2im(const float* col, int64_t Cg, const Geometry& g, float* y) {
         }
 }
 
+void sameFloatTypes(const KernelContext& c) {
+    for (size_t i = 0; i < c.in.size(); ++i)
+        if (c.has(i) && c.in[i]->dtype != DataType::Float) c.fail("input " + std::to_string(i) + " must be float like X");
+}
+
 std::vector<TensorPtr> conv(KernelContext& c) {
+    sameFloatTypes(c);
     const Tensor& x = c.t(0);
     const Tensor& w = c.t(1);
     if (x.dims.size() < 3 || w.dims.size() != x.dims.size()) c.fail("X and W must have the same rank >= 3");
@@ -184,20 +194,30 @@ std::vector<TensorPtr> conv(KernelContext& c) {
             float* yg = y + (n * M + gr * Mg) * oSize;
             const float* wg = pw + gr * Mg * Cg * kSize;
             if (depthwise) {
+                // Direct loop; the valid output range per kernel tap is computed up front so the
+                // inner loop has no bounds checks.
                 const int64_t H = g.in[0], W = g.in[1], OH = g.out[0], OW = g.out[1], KH = g.k[0], KW = g.k[1];
-                for (int64_t oh = 0; oh < OH; ++oh)
-                    for (int64_t ow = 0; ow < OW; ++ow) {
-                        float s = 0;
-                        for (int64_t kh = 0; kh < KH; ++kh) {
-                            const int64_t ih = oh * g.strides[0] - g.padB[0] + kh * g.dil[0];
-                            if (ih < 0 || ih >= H) continue;
-                            for (int64_t kw = 0; kw < KW; ++kw) {
-                                const int64_t iw = ow * g.strides[1] - g.padB[1] + kw * g.dil[1];
-                                if (iw >= 0 && iw < W) s += xg[ih * W + iw] * wg[kh * KW + kw];
-                            }
+                const int64_t sh = g.strides[0], sw = g.strides[1];
+                std::fill_n(yg, OH * OW, 0.0f);
+                for (int64_t oh = 0; oh < OH; ++oh) {
+                    float* yr = yg + oh * OW;
+                    for (int64_t kh = 0; kh < KH; ++kh) {
+                        const int64_t ih = oh * sh - g.padB[0] + kh * g.dil[0];
+                        if (ih < 0 || ih >= H) continue;
+                        const float* xr = xg + ih * W;
+                        for (int64_t kw = 0; kw < KW; ++kw) {
+                            const int64_t shift = kw * g.dil[1] - g.padB[1];  // iw = ow*sw + shift
+                            int64_t lo = shift >= 0 ? 0 : (-shift + sw - 1) / sw;
+                            int64_t hi = W - 1 - shift < 0 ? 0 : (W - 1 - shift) / sw + 1;
+                            hi = std::min(hi, OW);
+                            const float wv = wg[kh * KW + kw];
+                            if (sw == 1)
+                                for (int64_t ow = lo; ow < hi; ++ow) yr[ow] += xr[ow + shift] * wv;
+                            else
+                                for (int64_t ow = lo; ow < hi; ++ow) yr[ow] += xr[ow * sw + shift] * wv;
                         }
-                        yg[oh * OW + ow] = s;
                     }
+                }
                 continue;
             }
             const float* B = xg;
@@ -223,6 +243,7 @@ std::vector<TensorPtr> conv(KernelContext& c) {
 }
 
 std::vector<TensorPtr> convTranspose(KernelContext& c) {
+    sameFloatTypes(c);
     const Tensor& x = c.t(0);
     const Tensor& w = c.t(1);
     if (x.dims.size() < 3 || w.dims.size() != x.dims.size()) c.fail("X and W must have the same rank >= 3");
@@ -239,7 +260,9 @@ std::vector<TensorPtr> convTranspose(KernelContext& c) {
         for (int64_t i = 0; i < nsp; ++i) {
             const int64_t ek = (kSp[i] - 1) * g.dil[i] + 1;
             const int64_t total = g.strides[i] * (inSp[i] - 1) + outPad[i] + ek - os[i];
-            g.padB[i] = autoPad == "SAME_UPPER" ? total / 2 : total - total / 2;
+            // floor division, as in ONNX's reference (total may be negative)
+            const int64_t half = total >= 0 ? total / 2 : -((-total + 1) / 2);
+            g.padB[i] = autoPad == "SAME_UPPER" ? half : total - half;
             g.padE[i] = total - g.padB[i];
             g.out[i] = os[i];
         }
@@ -364,7 +387,6 @@ void registerConv(KernelRegistry& r) {
     k.fn = convTranspose;
     r.add("", "ConvTranspose", k);
     k.fn = [](KernelContext& c) { return pool(c, false); };
-    k.sinceMin = 7;
     r.add("", "AveragePool", k);
     k.fn = [](KernelContext& c) { return pool(c, true); };
     k.sinceMin = 1;

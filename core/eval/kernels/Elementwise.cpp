@@ -225,6 +225,38 @@ void registerElementwise(KernelRegistry& r) {
         return T(x > T(0)) - T(x < T(0));
     });
 
+    unaryFloat(r, "Shrink", [](auto x, const Params& p) {
+        using T = decltype(x);
+        return x < T(-p.alpha) ? T(x + T(p.beta)) : (x > T(p.alpha) ? T(x - T(p.beta)) : T(0));
+    }, [](const Node& n) { return Params{n.attrFloat("lambd", 0.5f), n.attrFloat("bias", 0.0f), 0, false}; }, 9);
+    {   // BitShift on unsigned integers
+        KernelInfo k;
+        k.types = {DataType::UInt8, DataType::UInt16, DataType::UInt32, DataType::UInt64};
+        k.sinceMin = 11;
+        k.fn = [](KernelContext& c) -> std::vector<TensorPtr> {
+            const Tensor& a = c.t(0);
+            const Tensor& b = c.t(1);
+            if (a.dtype != b.dtype) c.fail("input types differ");
+            const bool left = c.node.attrString("direction", "") == "LEFT";
+            return {dispatchNumeric(a.dtype, "BitShift", [&](auto tag) {
+                using T = decltype(tag);
+                return broadcastBinary<T, T, T>(a, b, a.dtype, c.where(), [&](T x, T y) -> T {
+                    if constexpr (std::is_integral_v<T>) {
+                        if (y >= T(sizeof(T) * 8)) return T(0);
+                        return left ? T(x << y) : T(x >> y);
+                    } else return x;
+                });
+            })};
+        };
+        k.check = [](const Node& n, int64_t, std::string* why) {
+            auto d = n.attrString("direction", "");
+            if (d == "LEFT" || d == "RIGHT") return true;
+            if (why) *why = "direction must be LEFT or RIGHT";
+            return false;
+        };
+        r.add("", "BitShift", std::move(k));
+    }
+
     // IsNaN / IsInf → bool.
     {
         KernelInfo k;
@@ -412,6 +444,9 @@ void registerElementwise(KernelRegistry& r) {
                     lo = static_cast<T>(c.node.attrFloat("min", -std::numeric_limits<float>::max()));
                     hi = static_cast<T>(c.node.attrFloat("max", std::numeric_limits<float>::max()));
                 } else {
+                    for (size_t i = 1; i <= 2; ++i)
+                        if (c.has(i) && (c.t(i).dtype != x.dtype || c.t(i).elementCount() != 1))
+                            c.fail("min/max must be one value of the input's type");
                     if (c.has(1)) lo = c.t(1).as<T>()[0];
                     if (c.has(2)) hi = c.t(2).as<T>()[0];
                 }
@@ -467,7 +502,15 @@ void registerElementwise(KernelRegistry& r) {
             std::fill_n(mask.data<bool>(), mask.count(), true);
             return {c.ptr(0), mask.finish()};
         };
+        k.check = [](const Node& n, int64_t, std::string* why) {
+            if (n.inputs.size() > 2 && n.inputs[2] != kNone) {
+                if (why) *why = "a training_mode input is not supported (training dropout is random)";
+                return false;
+            }
+            return true;
+        };
         r.add("", "Dropout", k);
+        k.check = nullptr;
     }
 
     {   // Constant

@@ -76,6 +76,35 @@ TensorPtr matmul(KernelContext& c, const Tensor& a, const Tensor& b) {
 }  // namespace
 
 void registerLinalg(KernelRegistry& r) {
+    {   // MatMulInteger: (A - a_zero_point) x (B - b_zero_point) in int32
+        KernelInfo k;
+        k.types = {DataType::Int8, DataType::UInt8};
+        k.sinceMin = 10;
+        k.float16ViaFloat = false;
+        k.fn = [](KernelContext& c) -> std::vector<TensorPtr> {
+            const Tensor& a = c.t(0);
+            const Tensor& b = c.t(1);
+            if (a.dims.empty() || b.dims.empty()) c.fail("inputs must not be scalars");
+            auto shifted = [&](const Tensor& t, size_t zpIdx, bool perRow) {
+                auto v = toInt64s(t);
+                std::vector<int64_t> zp{0};
+                if (c.has(zpIdx)) zp = toInt64s(c.t(zpIdx));
+                const int64_t cols = t.dims.back(), rows = t.dims.size() >= 2 ? t.dims[t.dims.size() - 2] : 1;
+                const int64_t n = perRow ? rows : cols;
+                if (zp.size() != 1 && int64_t(zp.size()) != n) c.fail("zero point has the wrong length");
+                std::vector<int32_t> out(v.size());
+                for (size_t i = 0; i < v.size(); ++i) {
+                    const int64_t at = perRow ? (int64_t(i) / cols) % rows : int64_t(i) % cols;
+                    out[i] = int32_t(v[i] - (zp.size() == 1 ? zp[0] : zp[at]));
+                }
+                return makeTensorOf<int32_t>(DataType::Int32, t.dims, out);
+            };
+            auto a32 = shifted(a, 2, true);
+            auto b32 = shifted(b, 3, false);
+            return {matmul(c, *a32, *b32)};
+        };
+        r.add("", "MatMulInteger", std::move(k));
+    }
     {
         KernelInfo k;
         k.types = {DataType::Float, DataType::Double, DataType::Float16, DataType::Int32, DataType::Int64, DataType::UInt32, DataType::UInt64};
@@ -89,6 +118,7 @@ void registerLinalg(KernelRegistry& r) {
             const Tensor& a = c.t(0);
             const Tensor& b = c.t(1);
             if (a.dims.size() != 2 || b.dims.size() != 2) c.fail("A and B must be 2-D");
+            if (a.dtype != b.dtype || (c.has(2) && c.t(2).dtype != a.dtype)) c.fail("input types differ");
             const bool ta = c.node.attrInt("transA", 0), tb = c.node.attrInt("transB", 0);
             const double alpha = c.node.attrFloat("alpha", 1.0f), beta = c.node.attrFloat("beta", 1.0f);
             const int64_t M = ta ? a.dims[1] : a.dims[0], K = ta ? a.dims[0] : a.dims[1];
@@ -118,7 +148,7 @@ void registerLinalg(KernelRegistry& r) {
             });
             return {o.finish()};
         };
-        k.sinceMin = 7;
+        k.sinceMin = 6;
         r.add("", "Gemm", std::move(k));
     }
 }

@@ -11,8 +11,12 @@ void registerNorm(KernelRegistry& r) {
     {
         KernelInfo k;
         k.types = kFloatTypes;
-        k.sinceMin = 7;
+        k.sinceMin = 6;
         k.check = [](const Node& n, int64_t opset, std::string* why) {
+            if (opset < 9 && n.attrInt("spatial", 1) != 1) {
+                if (why) *why = "spatial=0 is not supported";
+                return false;
+            }
             if (opset >= 14 && n.attrInt("training_mode", 0)) {
                 if (why) *why = "training_mode=1 is not supported";
                 return false;

@@ -12,7 +12,7 @@ namespace {
 bool checkResize(const Node& n, int64_t opset, std::string* why) {
     auto fail = [&](const std::string& w) { if (why) *why = w; return false; };
     const auto mode = n.attrString("mode", "nearest");
-    if (mode != "nearest" && mode != "linear") return fail("mode '" + mode + "' is not supported");
+    if (mode != "nearest" && mode != "linear" && mode != "cubic") return fail("mode '" + mode + "' is not supported");
     const auto ct = n.attrString("coordinate_transformation_mode", "half_pixel");
     if (ct != "half_pixel" && ct != "asymmetric" && ct != "align_corners" && ct != "pytorch_half_pixel" && ct != "tf_half_pixel_for_nn")
         return fail("coordinate_transformation_mode '" + ct + "' is not supported");
@@ -29,6 +29,7 @@ bool checkResize(const Node& n, int64_t opset, std::string* why) {
 std::vector<TensorPtr> resize(KernelContext& c, bool upsample) {
     const Tensor& x = c.t(0);
     const int64_t rank = int64_t(x.dims.size());
+    if (rank == 0) c.fail("input must not be a scalar");
     std::vector<double> scales;
     std::vector<int64_t> outDims(rank);
     const bool legacy = upsample || c.opset < 11;
@@ -39,6 +40,7 @@ std::vector<TensorPtr> resize(KernelContext& c, bool upsample) {
         auto s = toDoubles(c.t(scalesIdx));
         scales.assign(s.begin(), s.end());
     }
+    const bool fromScales = !scales.empty();
     if (!scales.empty()) {
         if (int64_t(scales.size()) != rank) c.fail("scales must have one entry per dim");
         for (int64_t d = 0; d < rank; ++d) outDims[d] = static_cast<int64_t>(std::floor(double(x.dims[d]) * float(scales[d])));
@@ -51,10 +53,12 @@ std::vector<TensorPtr> resize(KernelContext& c, bool upsample) {
     const std::string mode = c.node.attrString("mode", "nearest");
     const std::string ct = legacy ? "asymmetric" : c.node.attrString("coordinate_transformation_mode", "half_pixel");
     const std::string nm = legacy ? "floor" : c.node.attrString("nearest_mode", "round_prefer_floor");
-    const bool linear = mode == "linear";
-    // per dim: source index pairs and weight of the second
-    std::vector<std::vector<int64_t>> i0(rank), i1(rank);
-    std::vector<std::vector<float>> w1(rank);
+    const bool linear = mode == "linear", cubic = mode == "cubic";
+    const double A = c.node.attrFloat("cubic_coeff_a", -0.75f);
+    const bool excludeOutside = c.node.attrInt("exclude_outside", 0) != 0;
+    // Per dim and output position: the source taps (index, weight).
+    using Taps = std::vector<std::pair<int64_t, double>>;
+    std::vector<std::vector<Taps>> taps(rank);
     for (int64_t d = 0; d < rank; ++d) {
         const int64_t in = x.dims[d], out = outDims[d];
         const double sc = scales[d];
@@ -62,10 +66,30 @@ std::vector<TensorPtr> resize(KernelContext& c, bool upsample) {
             double xo;
             if (ct == "half_pixel") xo = (o + 0.5) / sc - 0.5;
             else if (ct == "pytorch_half_pixel") xo = out > 1 ? (o + 0.5) / sc - 0.5 : 0.0;
-            else if (ct == "align_corners") xo = out == 1 ? 0.0 : double(o) * double(in - 1) / double(out - 1);
-            else if (ct == "tf_half_pixel_for_nn") xo = (o + 0.5) / sc;
+            else if (ct == "align_corners") {
+                // the resized length is in*scale (unfloored) when scales are given
+                const double len = fromScales ? double(in) * sc : double(out);
+                xo = out == 1 ? 0.0 : double(o) * double(in - 1) / (len - 1);
+            } else if (ct == "tf_half_pixel_for_nn") xo = (o + 0.5) / sc;
             else xo = o / sc;
-            if (!linear) {
+            Taps t;
+            if (cubic) {
+                const double fl = std::floor(xo), r = xo - fl;
+                const double coeff[4] = {((A * (r + 1) - 5 * A) * (r + 1) + 8 * A) * (r + 1) - 4 * A,
+                                         ((A + 2) * r - (A + 3)) * r * r + 1,
+                                         ((A + 2) * (1 - r) - (A + 3)) * (1 - r) * (1 - r) + 1,
+                                         ((A * (2 - r) - 5 * A) * (2 - r) + 8 * A) * (2 - r) - 4 * A};
+                double sum = 0;
+                for (int k = 0; k < 4; ++k) {
+                    const int64_t idx = int64_t(fl) - 1 + k;
+                    const bool outside = idx < 0 || idx >= in;
+                    if (outside && excludeOutside) continue;
+                    t.push_back({std::max<int64_t>(0, std::min(idx, in - 1)), coeff[k]});
+                    sum += coeff[k];
+                }
+                if (excludeOutside && sum != 0)
+                    for (auto& tp : t) tp.second /= sum;
+            } else if (!linear) {
                 int64_t idx;
                 if (nm == "floor") idx = int64_t(std::floor(xo));
                 else if (nm == "ceil") idx = int64_t(std::ceil(xo));
@@ -74,18 +98,15 @@ std::vector<TensorPtr> resize(KernelContext& c, bool upsample) {
                     if (frac == 0.5) idx = int64_t(nm == "round_prefer_ceil" ? fl + 1 : fl);
                     else idx = int64_t(std::round(xo));
                 }
-                idx = std::max<int64_t>(0, std::min(idx, in - 1));
-                i0[d].push_back(idx);
-                i1[d].push_back(idx);
-                w1[d].push_back(0.0f);
+                t.push_back({std::max<int64_t>(0, std::min(idx, in - 1)), 1.0});
             } else {
                 xo = std::max(0.0, std::min(xo, double(in - 1)));
                 const int64_t a = int64_t(std::floor(xo));
                 const int64_t b = std::min(a + 1, in - 1);
-                i0[d].push_back(a);
-                i1[d].push_back(b);
-                w1[d].push_back(float(xo - a));
+                t.push_back({a, 1.0 - (xo - double(a))});
+                if (xo - double(a) != 0) t.push_back({b, xo - double(a)});
             }
+            taps[d].push_back(std::move(t));
         }
     }
     OutTensor o(x.dtype, outDims);
@@ -95,26 +116,44 @@ std::vector<TensorPtr> resize(KernelContext& c, bool upsample) {
         const T* p = x.as<T>();
         T* y = o.data<T>();
         std::vector<int64_t> pos(rank, 0);
-        for (int64_t e = 0; e < o.count(); ++e) {
-            if (!linear) {
+        std::vector<size_t> k(rank, 0);
+        if (!linear && !cubic) {  // nearest: a plain gather, rows of the last dim at a time
+            const int64_t last = rank - 1, W = outDims[last];
+            std::vector<int64_t> lastIdx(W);
+            for (int64_t i = 0; i < W; ++i) lastIdx[i] = taps[last][i][0].first;
+            for (int64_t e = 0; e < o.count(); e += W) {
                 int64_t off = 0;
-                for (int64_t d = 0; d < rank; ++d) off += i0[d][pos[d]] * xs[d];
-                y[e] = p[off];
-            } else {
-                double acc = 0;
-                for (int64_t corner = 0; corner < (int64_t(1) << rank); ++corner) {
-                    double w = 1;
-                    int64_t off = 0;
-                    for (int64_t d = 0; d < rank && w != 0; ++d) {
-                        const bool hi = (corner >> d) & 1;
-                        const float wd = w1[d][pos[d]];
-                        w *= hi ? wd : 1.0 - wd;
-                        off += (hi ? i1[d][pos[d]] : i0[d][pos[d]]) * xs[d];
-                    }
-                    if (w != 0) acc += w * double(p[off]);
+                for (int64_t d = 0; d < last; ++d) off += taps[d][pos[d]][0].first * xs[d];
+                for (int64_t i = 0; i < W; ++i) y[e + i] = p[off + lastIdx[i]];
+                for (int64_t d = last - 1; d >= 0; --d) {
+                    if (++pos[d] < outDims[d]) break;
+                    pos[d] = 0;
                 }
-                y[e] = static_cast<T>(acc);
             }
+            return;
+        }
+        for (int64_t e = 0; e < o.count(); ++e) {
+            // sum over every combination of taps
+            double acc = 0;
+            std::fill(k.begin(), k.end(), 0);
+            while (true) {
+                double w = 1;
+                int64_t off = 0;
+                for (int64_t d = 0; d < rank; ++d) {
+                    const auto& tp = taps[d][pos[d]][k[d]];
+                    w *= tp.second;
+                    off += tp.first * xs[d];
+                }
+                acc += w * double(p[off]);
+                int64_t d = rank - 1;
+                for (; d >= 0; --d) {
+                    if (++k[d] < taps[d][pos[d]].size()) break;
+                    k[d] = 0;
+                }
+                if (d < 0) break;
+            }
+            if constexpr (std::is_integral_v<T>) y[e] = static_cast<T>(linear || cubic ? std::nearbyint(acc) : acc);
+            else y[e] = static_cast<T>(acc);
             for (int64_t d = rank - 1; d >= 0; --d) {
                 if (++pos[d] < outDims[d]) break;
                 pos[d] = 0;

@@ -95,7 +95,10 @@ void registerShape(KernelRegistry& r) {
 
     r.add("", "Flatten", movement([](KernelContext& c) -> std::vector<TensorPtr> {
         const Tensor& x = c.t(0);
-        const int64_t axis = normAxis(c.node.attrInt("axis", 1), int64_t(x.dims.size()), c.where(), true);
+        const int64_t rank = int64_t(x.dims.size());
+        int64_t axis = c.node.attrInt("axis", 1);
+        if (axis < -rank || axis > rank) c.fail("axis " + std::to_string(axis) + " is out of range for rank " + std::to_string(rank));
+        if (axis < 0) axis += rank;
         return {reshaped(c.ptr(0), {product(x.dims, 0, axis), product(x.dims, axis)})};
     }));
 
@@ -194,7 +197,9 @@ void registerShape(KernelRegistry& r) {
         const size_t nOut = c.node.outputs.size();
         std::vector<int64_t> split = c.opset < 13 ? c.node.attrInts("split") : (c.has(1) ? intsInput(c, 1) : std::vector<int64_t>{});
         const int64_t len = x.dims[axis];
+        if (nOut == 0) c.fail("Split has no outputs");
         if (split.empty()) {
+            if (c.opset >= 18 && c.node.attrInt("num_outputs", int64_t(nOut)) <= 0) c.fail("num_outputs must be >= 1");
             const int64_t n = c.opset >= 18 ? c.node.attrInt("num_outputs", int64_t(nOut)) : int64_t(nOut);
             const int64_t chunk = (len + n - 1) / n;
             for (int64_t i = 0; i < n; ++i) split.push_back(std::max<int64_t>(0, std::min(chunk, len - i * chunk)));
@@ -453,6 +458,8 @@ void registerShape(KernelRegistry& r) {
             const Tensor& s = c.t(0);
             return {dispatchNumeric(s.dtype, "Range", [&](auto tag) {
                 using T = decltype(tag);
+                for (size_t i = 0; i < 3; ++i)
+                    if (c.t(i).dtype != s.dtype || c.t(i).elementCount() != 1) c.fail("start, limit and delta must be scalars of one type");
                 const T start = s.as<T>()[0], limit = c.t(1).as<T>()[0], delta = c.t(2).as<T>()[0];
                 if (delta == T(0)) c.fail("delta is 0");
                 const double n = std::ceil((double(limit) - double(start)) / double(delta));

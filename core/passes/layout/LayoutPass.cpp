@@ -115,4 +115,10 @@ std::vector<std::string> nonStandardDomains(const Model& m) {
 
 std::unique_ptr<Pass> makeLayoutPass() { return std::make_unique<LayoutPass>(); }
 
+void registerLayoutPasses(PassRegistry& reg) {
+    reg.add("layout", LayoutPass().description(), Level::None, 300, makeLayoutPass);
+    reg.add("transpose", "Cancels, composes and folds Transposes and pushes them through layout-agnostic ops",
+            Level::All, 310, makeTransposePass);
+}
+
 }  // namespace passlens::passes

@@ -11,6 +11,7 @@
 
 #include "ir/Model.h"
 #include "passes/Pass.h"
+#include "passes/PassRegistry.h"
 
 namespace passlens::passes {
 
@@ -20,6 +21,9 @@ inline constexpr const char* kNhwcDomain = "passlens.nhwc";
 std::unique_ptr<Pass> makeTransposePass();
 /// `layout`: rewrites layout-sensitive ops to PassOptions::targetLayout ("NHWC" or "NCHW").
 std::unique_ptr<Pass> makeLayoutPass();
+
+/// Registers `transpose` (level all) and `layout` (only by name, needs --target-layout).
+void registerLayoutPasses(PassRegistry& reg);
 
 /// Domains used by nodes of the model (any graph) that are not standard ONNX ("" / ai.onnx /
 /// ai.onnx.ml); e.g. {"passlens.nhwc"} after the layout pass. Empty = standard ONNX.

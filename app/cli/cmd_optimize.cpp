@@ -1,0 +1,83 @@
+#include <fstream>
+#include <iomanip>
+#include <ostream>
+#include <sstream>
+
+#include "cli/Command.h"
+#include "ir/Error.h"
+#include "onnx/Checker.h"
+#include "onnx/Export.h"
+#include "onnx/Import.h"
+#include "passes/PassManager.h"
+#include "passes/Report.h"
+
+namespace passlens::cli {
+
+using namespace passlens::passes;
+
+static std::vector<std::string> splitComma(const std::string& s) {
+    std::vector<std::string> out;
+    std::stringstream ss(s);
+    for (std::string item; std::getline(ss, item, ',');)
+        if (!item.empty()) out.push_back(item);
+    return out;
+}
+
+REGISTER_COMMAND({
+    "optimize",
+    "optimize IN -o OUT [--level none|basic|extended|all] [--passes p,q] [--report REPORT.json] [--verify] "
+    "[--fixed-point] [--target-opset N] [--target-layout NHWC|NCHW]",
+    "Runs a pass pipeline, writes the optimized model and a per-pass report of changes and remarks.",
+    {"-o", "--level", "--passes", "--report", "--target-opset", "--target-layout"},
+    [](const Args& args, std::ostream& out, std::ostream& err) {
+        args.expectOnly({"-o", "--level", "--passes", "--report", "--verify", "--fixed-point", "--target-opset",
+                         "--target-layout"});
+        const std::string in = args.positional(0, "IN");
+        auto outPath = args.option("-o");
+        if (!outPath) throw UsageError{"missing -o OUT"};
+        PassManager pm;
+        // An explicit --passes list wins; otherwise --level (default basic).
+        if (auto list = args.option("--passes")) {
+            for (const auto& n : splitComma(*list)) pm.addPass(n);
+            if (auto lvl = args.option("--level")) pm.addLevel(parseLevel(*lvl));
+        } else {
+            pm.addLevel(parseLevel(args.option("--level").value_or("basic")));
+        }
+        PipelineOptions options;
+        options.fixedPoint = args.flag("--fixed-point");
+        options.keepSnapshots = false;
+        if (auto o = args.option("--target-opset")) {
+            try { options.pass.targetOpset = std::stoll(*o); } catch (...) { throw UsageError{"--target-opset needs a number"}; }
+        }
+        if (auto l = args.option("--target-layout")) {
+            if (*l != "NHWC" && *l != "NCHW") throw UsageError{"--target-layout must be NHWC or NCHW"};
+            options.pass.targetLayout = *l;
+        }
+        if (args.flag("--verify"))
+            throwUnsupported("--verify needs the interpreter (branch eval), not available in this build");
+
+        onnxio::ImportOptions io;
+        io.pinnedDims = args.dims();
+        ir::Model model = onnxio::importModelFile(in, io);
+        PipelineResult result = pm.run(model, options);
+        if (auto problem = onnxio::checkModel(model))
+            err << "warning: the optimized model fails the ONNX checker: " << *problem << "\n";
+        onnxio::exportModelFile(model, *outPath);
+        if (auto report = args.option("--report")) {
+            std::ofstream f(*report);
+            if (!f) throwBadInput("cannot write report '" + *report + "'");
+            f << pipelineToJson(result).dump(2) << "\n";
+        }
+        out << std::left << std::setw(20) << "pass" << std::right << std::setw(8) << "before" << std::setw(8) << "after"
+            << std::setw(9) << "changes" << std::setw(8) << "missed" << std::setw(10) << "ms" << "\n";
+        for (const auto& s : result.steps) {
+            size_t missed = 0;
+            for (const auto& r : s.result.remarks) missed += r.kind == RemarkKind::Missed;
+            out << std::left << std::setw(20) << s.result.name << std::right << std::setw(8) << s.result.nodesBefore
+                << std::setw(8) << s.result.nodesAfter << std::setw(9) << s.result.changes.size() << std::setw(8)
+                << missed << std::setw(10) << std::fixed << std::setprecision(2) << s.result.ms << "\n";
+        }
+        return 0;
+    }});
+
+}  // namespace passlens::cli

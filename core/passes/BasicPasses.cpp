@@ -1,0 +1,15 @@
+#include "passes/BasicPasses.h"
+#include "passes/PassRegistry.h"
+
+namespace passlens::passes {
+
+void registerBasicPasses(PassRegistry& reg) {
+    reg.add("constant-folding", "Evaluates nodes whose inputs are all constant; Constant nodes become initializers",
+            Level::Basic, 100, makeConstantFoldingPass);
+    reg.add("algebraic", "Removes no-op arithmetic and identity-like nodes (x+0, x*1, Identity, Dropout, ...)",
+            Level::Basic, 110, makeAlgebraicPass);
+    reg.add("cse", "Merges nodes and initializers that compute the same value", Level::Basic, 120, makeCsePass);
+    reg.add("dce", "Removes nodes, initializers and functions that reach no graph output", Level::Basic, 130, makeDcePass);
+}
+
+}  // namespace passlens::passes

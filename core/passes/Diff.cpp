@@ -1,0 +1,87 @@
+#include "passes/Diff.h"
+
+#include <algorithm>
+#include <functional>
+#include <map>
+#include <set>
+
+namespace passlens::passes {
+
+using namespace passlens::ir;
+
+std::vector<NodeId> nodeIdSet(const Graph& g) {
+    std::vector<NodeId> ids = g.nodeOrder();
+    std::sort(ids.begin(), ids.end());
+    return ids;
+}
+
+static bool sameNode(const Graph& ga, const Node& a, const Graph& gb, const Node& b) {
+    if (a.opType != b.opType || a.domain != b.domain || a.inputs != b.inputs || a.outputs != b.outputs) return false;
+    if (a.attributes.size() != b.attributes.size()) return false;
+    for (size_t i = 0; i < a.attributes.size(); ++i) {
+        const Attribute& x = a.attributes[i];
+        const Attribute& y = b.attributes[i];
+        if (x.name != y.name || x.kind != y.kind || x.i != y.i || x.f != y.f || x.s != y.s || x.ints != y.ints ||
+            x.floats != y.floats || x.strings != y.strings || x.t != y.t)
+            return false;
+    }
+    for (ValueId v : a.inputs)  // an input that became a constant (or lost one) is a change too
+        if (v != kNone && ga.hasValue(v) && gb.hasValue(v) && (ga.value(v).initializer != gb.value(v).initializer))
+            return false;
+    return true;
+}
+
+GraphDiff diffGraphs(const Graph& a, const Graph& b, const std::string& path) {
+    GraphDiff d;
+    d.graphPath = path;
+    for (NodeId n : nodeIdSet(b))
+        if (!a.hasNode(n)) d.addedNodes.push_back(n);
+    for (NodeId n : nodeIdSet(a)) {
+        if (!b.hasNode(n)) d.removedNodes.push_back(n);
+        else if (!sameNode(a, a.node(n), b, b.node(n))) d.changedNodes.push_back(n);
+    }
+    for (ValueId v : b.valueIds())
+        if (!a.hasValue(v)) d.addedValues.push_back(v);
+    for (ValueId v : a.valueIds())
+        if (!b.hasValue(v)) d.removedValues.push_back(v);
+    return d;
+}
+
+static void collectGraphs(const Graph& g, const std::string& path, std::map<std::string, const Graph*>& out) {
+    out[path] = &g;
+    for (NodeId n : g.nodeOrder()) {
+        const Node& node = g.node(n);
+        for (const auto& a : node.attributes) {
+            // Subgraph paths use the node id, which is stable across snapshots (names may change).
+            std::string sub = (path.empty() ? "" : path + "/") + "#" + std::to_string(n) + "/" + a.name;
+            if (a.g) collectGraphs(*a.g, sub, out);
+            for (size_t i = 0; i < a.graphs.size(); ++i) collectGraphs(*a.graphs[i], sub + "[" + std::to_string(i) + "]", out);
+        }
+    }
+}
+
+std::vector<GraphDiff> diffModels(const Model& a, const Model& b) {
+    std::map<std::string, const Graph*> ga, gb;
+    collectGraphs(a.graph, "", ga);
+    collectGraphs(b.graph, "", gb);
+    std::set<std::string> paths;
+    for (auto& [p, g] : ga) paths.insert(p);
+    for (auto& [p, g] : gb) paths.insert(p);
+    static const Graph empty;
+    std::vector<GraphDiff> out;
+    for (const auto& p : paths) {
+        const Graph& x = ga.count(p) ? *ga[p] : empty;
+        const Graph& y = gb.count(p) ? *gb[p] : empty;
+        out.push_back(diffGraphs(x, y, p));
+    }
+    return out;
+}
+
+std::vector<NodeId> applyNodeDiff(const std::vector<NodeId>& ids, const GraphDiff& d) {
+    std::set<NodeId> s(ids.begin(), ids.end());
+    for (NodeId n : d.removedNodes) s.erase(n);
+    for (NodeId n : d.addedNodes) s.insert(n);
+    return {s.begin(), s.end()};
+}
+
+}  // namespace passlens::passes

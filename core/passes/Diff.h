@@ -1,0 +1,28 @@
+#pragma once
+// Differences between two snapshots of a model, matched by stable node/value id (ids are per
+// graph: the main graph and each subgraph, named by path, are diffed separately).
+#include <string>
+#include <vector>
+
+#include "ir/Model.h"
+
+namespace passlens::passes {
+
+struct GraphDiff {
+    std::string graphPath;                  ///< "" = main graph
+    std::vector<ir::NodeId> addedNodes;     ///< in b only (with b's provenance for "came from")
+    std::vector<ir::NodeId> removedNodes;   ///< in a only
+    std::vector<ir::NodeId> changedNodes;   ///< in both, with different op, inputs, outputs or attributes
+    std::vector<ir::ValueId> addedValues, removedValues;
+};
+
+/// One entry per graph path present in either model (empty diffs included for the main graph).
+std::vector<GraphDiff> diffModels(const ir::Model& a, const ir::Model& b);
+GraphDiff diffGraphs(const ir::Graph& a, const ir::Graph& b, const std::string& path = {});
+
+/// Sorted node ids of a graph.
+std::vector<ir::NodeId> nodeIdSet(const ir::Graph& g);
+/// Applies a diff to a's node-id set: (ids − removed) ∪ added, sorted.
+std::vector<ir::NodeId> applyNodeDiff(const std::vector<ir::NodeId>& ids, const GraphDiff& d);
+
+}  // namespace passlens::passes

@@ -1,0 +1,54 @@
+#pragma once
+// Runs a pipeline of passes, keeping one snapshot of the model after each pass. Snapshots are
+// ir::Model copies: structure is copied, initializer payloads are shared (Buffer), so many
+// snapshots of a large model cost little.
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "ir/Model.h"
+#include "passes/Pass.h"
+#include "passes/PassRegistry.h"
+
+namespace passlens::passes {
+
+struct PipelineOptions {
+    PassOptions pass;
+    bool fixedPoint = false;   ///< repeat the whole pipeline until nothing changes
+    int maxIterations = 4;     ///< cap for fixedPoint
+    bool keepSnapshots = true;
+    bool inferShapesAfterEachPass = true;
+    /// Called after each pass with the model as it stands (e.g. --verify). May throw.
+    std::function<void(const PassResult&, const ir::Model&)> afterPass;
+};
+
+struct PipelineStep {
+    PassResult result;
+    int iteration = 0;
+    std::shared_ptr<const ir::Model> snapshot;  ///< the model after this pass (if kept)
+};
+
+struct PipelineResult {
+    std::shared_ptr<const ir::Model> initial;   ///< snapshot before the first pass
+    std::vector<PipelineStep> steps;
+    int iterations = 0;
+};
+
+class PassManager {
+public:
+    explicit PassManager(const PassRegistry& registry = PassRegistry::global()) : registry_(registry) {}
+    /// Appends passes by name (throws BadInput for an unknown name, listing the valid ones).
+    void addPass(const std::string& name);
+    void addPass(std::unique_ptr<Pass> pass);
+    void addLevel(Level level);
+    const std::vector<std::unique_ptr<Pass>>& passes() const { return passes_; }
+
+    PipelineResult run(ir::Model& model, const PipelineOptions& options = {}) const;
+
+private:
+    const PassRegistry& registry_;
+    std::vector<std::unique_ptr<Pass>> passes_;
+};
+
+}  // namespace passlens::passes

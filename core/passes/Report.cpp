@@ -1,0 +1,44 @@
+#include "passes/Report.h"
+
+namespace passlens::passes {
+
+nlohmann::ordered_json passResultToJson(const PassResult& r) {
+    nlohmann::ordered_json j;
+    j["name"] = r.name;
+    j["nodes_before"] = r.nodesBefore;
+    j["nodes_after"] = r.nodesAfter;
+    j["ms"] = r.ms;
+    auto& changes = j["changes"] = nlohmann::ordered_json::array();
+    for (const Change& c : r.changes) {
+        nlohmann::ordered_json e;
+        e["kind"] = changeKindName(c.kind);
+        e["rule"] = c.rule;
+        e["graph"] = c.graphPath;
+        e["nodes"] = c.nodeNames;
+        e["node_ids"] = c.nodes;
+        e["provenance"] = c.provenance;
+        e["reason"] = c.reason;
+        changes.push_back(std::move(e));
+    }
+    auto& remarks = j["remarks"] = nlohmann::ordered_json::array();
+    for (const Remark& m : r.remarks) {
+        nlohmann::ordered_json e;
+        e["kind"] = remarkKindName(m.kind);
+        e["rule"] = m.rule;
+        e["graph"] = m.graphPath;
+        e["nodes"] = m.nodeNames;
+        e["message"] = m.message;
+        remarks.push_back(std::move(e));
+    }
+    return j;
+}
+
+nlohmann::ordered_json pipelineToJson(const PipelineResult& r) {
+    nlohmann::ordered_json j;
+    j["iterations"] = r.iterations;
+    auto& passes = j["passes"] = nlohmann::ordered_json::array();
+    for (const auto& s : r.steps) passes.push_back(passResultToJson(s.result));
+    return j;
+}
+
+}  // namespace passlens::passes
