@@ -2,11 +2,14 @@
 // equivalence with the reference interpreter.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "eval/Interpreter.h"
 #include "ir/Builder.h"
 #include "ir/Error.h"
 #include "onnx/Checker.h"
 #include "onnx/Import.h"
+#include "passes/PassRegistry.h"
 #include "passes/layout/LayoutPasses.h"
 #include "TestSupport.h"
 
@@ -254,6 +257,7 @@ void realModelRoundTrip(const std::string& file) {
     ::testing::Test::RecordProperty("transposes_after", static_cast<int>(countOp(nhwc, "Transpose")));
     Model back = optimizeAndCompare(nhwc, ps, "NCHW", pins);
     EXPECT_FALSE(passes::usesNonStandardDomains(back));
+    EXPECT_EQ(countOp(back, "Transpose"), 0u);
     auto err = onnxio::checkModel(back);
     EXPECT_FALSE(err.has_value()) << *err;
 }
@@ -261,3 +265,22 @@ void realModelRoundTrip(const std::string& file) {
 
 TEST(LayoutRealModel, PaddleOcrClsNhwcRoundTrip) { realModelRoundTrip("ch_ppocr_mobile_v2.0_cls_infer.onnx"); }
 TEST(LayoutRealModel, PaddleOcrDetNhwcRoundTrip) { realModelRoundTrip("ch_PP-OCRv4_det_infer.onnx"); }
+
+TEST(LayoutPass, RegisteredTransposeInAllLayoutOnlyByName) {
+    const auto& reg = passes::PassRegistry::global();
+    ASSERT_TRUE(reg.contains("layout"));
+    ASSERT_TRUE(reg.contains("transpose"));
+    auto all = reg.pipeline(passes::Level::All);
+    EXPECT_NE(std::find(all.begin(), all.end(), "transpose"), all.end());
+    EXPECT_EQ(std::find(all.begin(), all.end(), "layout"), all.end());
+}
+
+TEST(LayoutPass, CliOptimizeWithTargetLayout) {
+    const std::string out = test::tempDir("layout_cli") + "/cls_nhwc.onnx";
+    auto ok = test::runCli({"optimize", test::realModel("ch_ppocr_mobile_v2.0_cls_infer.onnx"), "-o", out, "--level",
+                            "none", "--passes", "layout,transpose", "--target-layout", "NHWC"});
+    EXPECT_EQ(ok.exitCode, 0) << ok.err;
+    auto bad = test::runCli({"optimize", test::realModel("ch_ppocr_mobile_v2.0_cls_infer.onnx"), "-o", out, "--level",
+                             "none", "--passes", "layout", "--target-layout", "NCWH"});
+    EXPECT_EQ(bad.exitCode, 2);
+}
