@@ -284,3 +284,32 @@ TEST(LayoutPass, CliOptimizeWithTargetLayout) {
                              "none", "--passes", "layout", "--target-layout", "NCWH"});
     EXPECT_EQ(bad.exitCode, 2);
 }
+
+TEST(LayoutTranspose, ReduceKeepdimsAxesRewritten) {
+    GraphBuilder b("reduce", 13);
+    auto x = b.input("x", DataType::Float, {1, 3, 4, 5});
+    auto t = b.op("Transpose", {x}, {perm({0, 2, 3, 1})});
+    auto r = b.op("ReduceMean", {t}, {Attribute::makeInts("axes", {1, 2}), Attribute::makeInt("keepdims", 1)});
+    b.output(b.op("Transpose", {r}, {perm({0, 3, 1, 2})}));
+    Model out = optimizeAndCompare(b.finish(), transposeOnly());
+    EXPECT_EQ(countOp(out, "Transpose"), 0u);
+}
+
+TEST(LayoutTranspose, ReduceWithoutKeepdimsNotPushed) {
+    GraphBuilder b("reduce0", 13);
+    auto x = b.input("x", DataType::Float, {1, 3, 4, 5});
+    auto t = b.op("Transpose", {x}, {perm({0, 2, 3, 1})});
+    b.output(b.op("ReduceMax", {t}, {Attribute::makeInts("axes", {1}), Attribute::makeInt("keepdims", 0)}));
+    Model out = optimizeAndCompare(b.finish(), transposeOnly());
+    EXPECT_EQ(countOp(out, "Transpose"), 1u);
+}
+
+TEST(LayoutTranspose, SoftmaxOpset13AxisRewritten) {
+    GraphBuilder b("softmax13", 13);
+    auto x = b.input("x", DataType::Float, {2, 3, 4});
+    auto t = b.op("Transpose", {x}, {perm({0, 2, 1})});
+    auto s = b.op("Softmax", {t}, {Attribute::makeInt("axis", 2)});
+    b.output(b.op("Transpose", {s}, {perm({0, 2, 1})}));
+    Model out = optimizeAndCompare(b.finish(), transposeOnly());
+    EXPECT_EQ(countOp(out, "Transpose"), 0u);
+}
