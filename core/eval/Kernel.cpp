@@ -67,6 +67,7 @@ const KernelRegistry& kernelRegistry() {
         registerResize(r);
         registerIndexing(r);
         registerQuant(r);
+        registerChannelsLast(r);
         return r;
     }();
     return reg;

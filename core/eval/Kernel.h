@@ -77,6 +77,7 @@ void registerRnn(KernelRegistry& r);
 void registerResize(KernelRegistry& r);
 void registerIndexing(KernelRegistry& r);
 void registerQuant(KernelRegistry& r);
+void registerChannelsLast(KernelRegistry& r);  ///< passlens.nhwc (layout pass)
 
 // Attribute helpers.
 inline bool hasAttr(const ir::Node& n, std::string_view name) { return n.attr(name) != nullptr; }

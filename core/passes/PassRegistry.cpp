@@ -1,4 +1,5 @@
 #include "passes/PassRegistry.h"
+#include "passes/layout/LayoutPasses.h"
 
 #include <algorithm>
 
@@ -62,6 +63,7 @@ const PassRegistry& PassRegistry::global() {
     static const PassRegistry reg = [] {
         PassRegistry r;
         registerBasicPasses(r);
+        registerLayoutPasses(r);
         // Other helpers add here: registerFusionPasses(r); registerLayoutPasses(r);
         return r;
     }();

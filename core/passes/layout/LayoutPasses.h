@@ -1,0 +1,33 @@
+#pragma once
+// Layout transformation (NCHW <-> NHWC) and transpose optimization.
+//
+// Representation of channels-last ops: a layout-sensitive op (Conv, MaxPool, ...) converted to
+// NHWC keeps its op type and every attribute and non-data input, moves to the domain
+// "passlens.nhwc" (opset 1) and reads/writes its data tensor (input 0 / output 0) in NHWC order.
+// Weights, scales, sizes and pads stay exactly as in the NCHW op.
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "ir/Model.h"
+#include "passes/Pass.h"
+#include "passes/PassRegistry.h"
+
+namespace passlens::passes {
+
+inline constexpr const char* kNhwcDomain = "passlens.nhwc";
+
+/// `transpose`: cancels, composes, folds and pushes Transposes through layout-agnostic ops.
+std::unique_ptr<Pass> makeTransposePass();
+/// `layout`: rewrites layout-sensitive ops to PassOptions::targetLayout ("NHWC" or "NCHW").
+std::unique_ptr<Pass> makeLayoutPass();
+
+/// Registers `transpose` (level all) and `layout` (only by name, needs --target-layout).
+void registerLayoutPasses(PassRegistry& reg);
+
+/// Domains used by nodes of the model (any graph) that are not standard ONNX ("" / ai.onnx /
+/// ai.onnx.ml); e.g. {"passlens.nhwc"} after the layout pass. Empty = standard ONNX.
+std::vector<std::string> nonStandardDomains(const ir::Model& m);
+inline bool usesNonStandardDomains(const ir::Model& m) { return !nonStandardDomains(m).empty(); }
+
+}  // namespace passlens::passes

@@ -1,0 +1,96 @@
+#include "passes/layout/TransposeUtil.h"
+
+#include <cstring>
+
+namespace passlens::passes::layoututil {
+
+using namespace passlens::ir;
+
+bool isIdentity(const Perm& p) {
+    for (size_t i = 0; i < p.size(); ++i)
+        if (p[i] != static_cast<int64_t>(i)) return false;
+    return true;
+}
+
+Perm invert(const Perm& p) {
+    Perm inv(p.size());
+    for (size_t i = 0; i < p.size(); ++i) inv[static_cast<size_t>(p[i])] = static_cast<int64_t>(i);
+    return inv;
+}
+
+Perm compose(const Perm& first, const Perm& second) {
+    // y[i] = a[second[i]] = x[first[second[i]]]
+    Perm r(second.size());
+    for (size_t i = 0; i < second.size(); ++i) r[i] = first[static_cast<size_t>(second[i])];
+    return r;
+}
+
+int64_t rankOf(const Graph& g, ValueId v) {
+    const Value& val = g.value(v);
+    if (val.initializer) return static_cast<int64_t>(val.initializer->dims.size());
+    if (val.type.isTensor() && val.type.shape) return static_cast<int64_t>(val.type.shape->rank());
+    if (TensorPtr c = constantOf(g, v)) return static_cast<int64_t>(c->dims.size());
+    return -1;
+}
+
+std::optional<Perm> permOf(const Graph& g, NodeId n) {
+    const Node& node = g.node(n);
+    if (node.inputs.empty() || node.inputs[0] == kNone) return std::nullopt;
+    if (const Attribute* a = node.attr("perm")) {
+        Perm p = a->ints;
+        std::vector<bool> seen(p.size(), false);
+        for (int64_t v : p) {
+            if (v < 0 || v >= static_cast<int64_t>(p.size()) || seen[static_cast<size_t>(v)]) return std::nullopt;
+            seen[static_cast<size_t>(v)] = true;
+        }
+        return p;
+    }
+    int64_t r = rankOf(g, node.inputs[0]);
+    if (r < 0) return std::nullopt;
+    Perm p(static_cast<size_t>(r));
+    for (int64_t i = 0; i < r; ++i) p[static_cast<size_t>(i)] = r - 1 - i;
+    return p;
+}
+
+TensorPtr constantOf(const Graph& g, ValueId v) {
+    if (v == kNone) return nullptr;
+    const Value& val = g.value(v);
+    if (val.initializer) return val.isGraphInput ? nullptr : val.initializer;  // overridable inputs are not constant
+    if (val.producer == kNone) return nullptr;
+    const Node& p = g.node(val.producer);
+    if (p.opType != "Constant" || !p.domain.empty()) return nullptr;
+    if (const Attribute* a = p.attr("value"); a && a->t) return a->t;
+    return nullptr;
+}
+
+TensorPtr transposeTensor(const Tensor& t, const Perm& p) {
+    const size_t es = elementSize(t.dtype);
+    if (es == 0 || p.size() != t.dims.size()) return nullptr;
+    const size_t rank = p.size();
+    std::vector<int64_t> outDims(rank), inStrides(rank, 1);
+    for (size_t i = rank; i-- > 1;) inStrides[i - 1] = inStrides[i] * t.dims[i];
+    for (size_t i = 0; i < rank; ++i) outDims[i] = t.dims[static_cast<size_t>(p[i])];
+    const int64_t count = t.elementCount();
+    std::string bytes(static_cast<size_t>(count) * es, '\0');
+    std::vector<int64_t> idx(rank, 0);
+    const char* src = reinterpret_cast<const char*>(t.data.data());
+    for (int64_t o = 0; o < count; ++o) {
+        int64_t off = 0;
+        for (size_t i = 0; i < rank; ++i) off += idx[i] * inStrides[static_cast<size_t>(p[i])];
+        std::memcpy(bytes.data() + static_cast<size_t>(o) * es, src + static_cast<size_t>(off) * es, es);
+        for (size_t i = rank; i-- > 0;) {
+            if (++idx[i] < outDims[i]) break;
+            idx[i] = 0;
+        }
+    }
+    return makeTensor(t.dtype, outDims, bytes.data(), bytes.size());
+}
+
+TypeInfo permutedType(const TypeInfo& t, const Perm& p) {
+    if (!t.isTensor() || !t.shape || t.shape->rank() != p.size()) return t.isTensor() ? TypeInfo::tensor(t.elemType) : TypeInfo{};
+    Shape s;
+    for (size_t i = 0; i < p.size(); ++i) s.dims.push_back(t.shape->dims[static_cast<size_t>(p[i])]);
+    return TypeInfo::tensor(t.elemType, s);
+}
+
+}  // namespace passlens::passes::layoututil

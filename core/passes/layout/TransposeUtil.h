@@ -1,0 +1,27 @@
+#pragma once
+// Small helpers shared by the layout and transpose passes: permutations, constants, shapes.
+#include <optional>
+#include <vector>
+
+#include "ir/Graph.h"
+
+namespace passlens::passes::layoututil {
+
+using Perm = std::vector<int64_t>;
+
+bool isIdentity(const Perm& p);
+Perm invert(const Perm& p);
+/// transpose(transpose(x, first), second) == transpose(x, result).
+Perm compose(const Perm& first, const Perm& second);
+/// The perm of a Transpose node (reversed dims when the attribute is absent and rank is known).
+std::optional<Perm> permOf(const ir::Graph& g, ir::NodeId n);
+/// The constant tensor behind a value: an initializer or the output of a Constant node.
+ir::TensorPtr constantOf(const ir::Graph& g, ir::ValueId v);
+/// out.dims[i] = in.dims[p[i]].
+ir::TensorPtr transposeTensor(const ir::Tensor& t, const Perm& p);
+/// The type of transpose(v, p) when v's shape is known, else an unknown type.
+ir::TypeInfo permutedType(const ir::TypeInfo& t, const Perm& p);
+/// Rank from the value's type, -1 when unknown.
+int64_t rankOf(const ir::Graph& g, ir::ValueId v);
+
+}  // namespace passlens::passes::layoututil
