@@ -313,3 +313,13 @@ TEST(LayoutTranspose, SoftmaxOpset13AxisRewritten) {
     Model out = optimizeAndCompare(b.finish(), transposeOnly());
     EXPECT_EQ(countOp(out, "Transpose"), 0u);
 }
+
+TEST(LayoutRealModel, TransposePassNeverAddsTransposesOnPaddleOcrRec) {
+    const std::vector<std::pair<std::string, int64_t>> pins = {
+        {"p2o.DynamicDimension.0", 1}, {"p2o.DynamicDimension.1", 48}, {"p2o.DynamicDimension.2", 64}};
+    onnxio::ImportOptions io;
+    io.pinnedDims = pins;
+    Model m = onnxio::importModelFile(test::realModel("ch_PP-OCRv4_rec_infer.onnx"), io);
+    Model out = optimizeAndCompare(m, transposeOnly(), "", pins);
+    EXPECT_LE(countOp(out, "Transpose"), countOp(m, "Transpose"));
+}

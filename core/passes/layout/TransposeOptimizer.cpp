@@ -122,7 +122,7 @@ const PushRule* ruleFor(const Node& n) {
 
 class TransposeOptimizer {
 public:
-    TransposeOptimizer(Rewriter& rw) : rw_(rw), g_(rw.graph()) {}
+    TransposeOptimizer(Rewriter& rw, bool conservative) : rw_(rw), g_(rw.graph()), conservative_(conservative) {}
 
     void run() {
         for (int sweep = 0; sweep < 64; ++sweep) {
@@ -299,6 +299,10 @@ private:
     bool likelyRemovable(NodeId t) const {
         const Value& y = g_.value(g_.node(t).outputs[0]);
         if (y.isGraphOutput) return false;
+        if (conservative_) {
+            for (NodeId r : y.consumers)
+                if (r != y.consumers.front()) return false;
+        }
         for (NodeId r : y.consumers)
             if (!isTranspose(g_.node(r)) && !ruleFor(g_.node(r))) return false;
         return true;
@@ -326,8 +330,28 @@ private:
 
     Rewriter& rw_;
     Graph& g_;
+    bool conservative_ = false;
     std::unordered_map<NodeId, std::string> blocked_;
 };
+
+size_t countTransposes(const Graph& g) {
+    size_t n = 0;
+    for (NodeId id : g.nodeOrder()) n += isTranspose(g.node(id)) ? 1 : 0;
+    return n;
+}
+
+/// Pushing into every reader of a multi-reader Transpose usually ends in cancellation (x * f(x)
+/// patterns), but not always; a dry run on a copy decides whether the optimistic cost model may
+/// be used or the conservative one (a Transpose counts as removable only with a single reader).
+void optimizeGraph(Rewriter& rw) {
+    Graph scratch = rw.graph();
+    std::vector<Change> changes;
+    std::vector<Remark> remarks;
+    Rewriter dry(rw.model(), scratch, "transpose", rw.graphPath(), changes, remarks);
+    TransposeOptimizer(dry, false).run();
+    const bool conservative = countTransposes(scratch) > countTransposes(rw.graph());
+    TransposeOptimizer(rw, conservative).run();
+}
 
 class TransposePass : public Pass {
 public:
@@ -338,7 +362,7 @@ public:
 
 protected:
     void runImpl(PassContext& ctx) const override {
-        ctx.forEachGraph([](Rewriter& rw) { TransposeOptimizer(rw).run(); });
+        ctx.forEachGraph([](Rewriter& rw) { optimizeGraph(rw); });
     }
 };
 
