@@ -237,7 +237,7 @@ private slots:
             QSignalSpy ready(&w, &MainWindow::layoutReady);
             s.open(w);
             QVERIFY(waitForLayout(w, ready));
-            if (s.file.startsWith("real")) w.find("Conv_7");  // show a selected node's properties too
+            if (s.file.startsWith("real")) w.find("p2o.Conv.7");  // show a selected node's properties too
             else if (auto sel = w.graphView()->findNodes("Conv"); !sel.empty()) w.graphView()->selectNode(sel.front()), w.graphView()->showReadableOverview();
             QCoreApplication::processEvents();
             const QString path = QString(PASSLENS_SCREENSHOT_DIR) + "/" + s.file;
