@@ -82,6 +82,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
 MainWindow::~MainWindow() {
     // A running layout finishes in the pool; its result is simply dropped.
     watcher_.disconnect(this);
+    mainView_->disconnect(this);
 }
 
 void MainWindow::buildDocks() {

@@ -30,7 +30,10 @@ GraphView::GraphView(QWidget* parent) : QGraphicsView(parent), scene_(new QGraph
     positionOverlays();
 }
 
-GraphView::~GraphView() = default;
+GraphView::~GraphView() {
+    // The scene deselects its items while it dies; nobody may hear about that any more.
+    disconnect(scene_, nullptr, this, nullptr);
+}
 
 void GraphView::setSnapshot(SnapshotPtr snap) {
     const QSignalBlocker block(scene_);
@@ -61,7 +64,24 @@ void GraphView::setSnapshot(SnapshotPtr snap) {
     const auto& b = lr.bounds;
     scene_->setSceneRect(QRectF(b.x, b.y, b.width, b.height).adjusted(-40, -40, 40, 40));
     minimap_->refit();
-    fitAll();
+    showReadableOverview();
+}
+
+void GraphView::showReadableOverview() {
+    if (!snapshot_) return;
+    const auto& b = snapshot_->layout.bounds;
+    const QRectF r = QRectF(b.x, b.y, b.width, b.height).adjusted(-20, -20, 20, 20);
+    const QSizeF vp = viewport()->size();
+    const double fitScale = std::min(vp.width() / r.width(), vp.height() / r.height());
+    if (fitScale >= 0.55) return fitAll();
+    // A tall graph fitted whole would be unreadable: fit its width (readable, capped) and start
+    // at the inputs, the way one reads a model.
+    const double s = std::clamp(vp.width() / r.width(), 0.55, 0.9);
+    resetTransform();
+    scale(s, s);
+    centerOn(QPointF(r.center().x(), r.top() + vp.height() / (2 * s)));
+    minimap_->viewport()->update();
+    emit zoomChanged(s);
 }
 
 int GraphView::operatorItemCount() const {

@@ -51,6 +51,8 @@ public slots:
     void zoomIn();
     void zoomOut();
     void fitAll();
+    /// The first view of a new drawing: fitted when it stays readable, else width-fitted at the top.
+    void showReadableOverview();
 
 signals:
     void nodeSelected(ir::NodeId id);        ///< kNone when the selection is cleared

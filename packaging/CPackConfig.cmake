@@ -1,0 +1,23 @@
+# Debian package: both programs, the teaching examples, a .desktop entry and the icon.
+install(FILES ${CMAKE_SOURCE_DIR}/resources/passlens.desktop DESTINATION share/applications)
+install(FILES ${CMAKE_SOURCE_DIR}/resources/passlens.svg DESTINATION share/icons/hicolor/scalable/apps)
+
+set(CPACK_GENERATOR DEB)
+set(CPACK_PACKAGE_NAME passlens)
+set(CPACK_PACKAGE_VENDOR "PassLens")
+set(CPACK_PACKAGE_CONTACT "PassLens maintainers <passlens@localhost>")
+set(CPACK_PACKAGE_DESCRIPTION_SUMMARY "${PROJECT_DESCRIPTION}")
+set(CPACK_PACKAGING_INSTALL_PREFIX /usr)
+set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)
+set(CPACK_DEBIAN_PACKAGE_SECTION devel)
+set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)   # dependencies from dpkg-shlibdeps (Qt, Graphviz, onnx, protobuf)
+set(CPACK_DEBIAN_PACKAGE_RECOMMENDS "graphviz")
+set(CPACK_PACKAGE_FILE_NAME passlens-${PROJECT_VERSION})
+include(CPack)
+
+if(PASSLENS_BUILD_TESTS)
+  # Build the package, unpack it with dpkg -x and run the installed CLI from there.
+  add_test(NAME package_deb
+    COMMAND ${CMAKE_COMMAND} -DBUILD_DIR=${CMAKE_BINARY_DIR} -P ${CMAKE_SOURCE_DIR}/packaging/test_package.cmake)
+  set_tests_properties(package_deb PROPERTIES TIMEOUT 600 RUN_SERIAL ON)
+endif()

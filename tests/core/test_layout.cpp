@@ -1,0 +1,175 @@
+// core/layout without a GUI: coordinate flip, Graphviz spline text and Bézier conversion, bounding
+// boxes, the display graph (folding, categories) and a real dot layout of small graphs.
+#include <gtest/gtest.h>
+
+#include <thread>
+
+#include "examples/Examples.h"
+#include "ir/Builder.h"
+#include "layout/DisplayGraph.h"
+#include "layout/Layout.h"
+
+using namespace passlens;
+using namespace passlens::layout;
+
+TEST(LayoutMath, FlipYMirrorsAroundTheTop) {
+    EXPECT_EQ(flipY({10, 90}, 100), (Point{10, 10}));
+    EXPECT_EQ(flipY({0, 0}, 100), (Point{0, 100}));
+    EXPECT_EQ(flipY({5, 100}, 100), (Point{5, 0}));
+}
+
+TEST(LayoutMath, ParsesEdgePosWithArrowEnd) {
+    auto e = parseEdgePos("e,27,18.1 27,71.7 27,63.98 27,54.71 27,46.11", 100);
+    ASSERT_TRUE(e);
+    ASSERT_EQ(e->points.size(), 4u);
+    EXPECT_DOUBLE_EQ(e->points[0].x, 27);
+    EXPECT_DOUBLE_EQ(e->points[0].y, 100 - 71.7);
+    EXPECT_DOUBLE_EQ(e->points[3].y, 100 - 46.11);
+    ASSERT_TRUE(e->arrowTip);
+    EXPECT_DOUBLE_EQ(e->arrowTip->y, 100 - 18.1);
+    // Flipped: the path now runs downwards (y grows) towards the arrow tip.
+    EXPECT_LT(e->points[0].y, e->points[3].y);
+    EXPECT_LT(e->points[3].y, e->arrowTip->y);
+}
+
+TEST(LayoutMath, ParsesEdgePosWithStartMarkerAndLineContinuations) {
+    auto e = parseEdgePos("s,1,2 e,9,9 0,0 1,1\\\n 2,2 3,3 4,4 5,5 6,6", 10);
+    ASSERT_TRUE(e);
+    EXPECT_EQ(e->points.size(), 7u);
+    EXPECT_EQ(e->points[6], (Point{6, 4}));
+}
+
+TEST(LayoutMath, RejectsMalformedEdgePos) {
+    EXPECT_FALSE(parseEdgePos("", 10));
+    EXPECT_FALSE(parseEdgePos("0,0 1,1 2,2", 10));         // not 3n+1 points
+    EXPECT_FALSE(parseEdgePos("0,0 1,1 2,2 x,3", 10));     // garbage number
+    EXPECT_FALSE(parseEdgePos("e,1 0,0 1,1 2,2 3,3", 10)); // arrow point without y
+}
+
+TEST(LayoutMath, ParsesBoundingBox) {
+    auto bb = parseBoundingBox("0,0,254.5,332");
+    ASSERT_TRUE(bb);
+    EXPECT_DOUBLE_EQ(bb->width, 254.5);
+    EXPECT_DOUBLE_EQ(bb->height, 332);
+    EXPECT_FALSE(parseBoundingBox("0,0,10"));
+    EXPECT_FALSE(parseBoundingBox("10,0,0,5"));
+}
+
+TEST(LayoutMath, UnionBoundsCoversBoxesPathsAndArrows) {
+    std::vector<BoxPlacement> boxes = {{1, Rect{10, 10, 20, 10}}, {2, Rect{50, 80, 30, 10}}};
+    EdgePath e;
+    e.points = {{20, 20}, {-5, 40}, {60, 60}, {65, 70}};
+    e.arrowTip = Point{65, 95};
+    Rect r = unionBounds(boxes, {e});
+    EXPECT_DOUBLE_EQ(r.x, -5);
+    EXPECT_DOUBLE_EQ(r.y, 10);
+    EXPECT_DOUBLE_EQ(r.right(), 80);
+    EXPECT_DOUBLE_EQ(r.bottom(), 95);
+    EXPECT_DOUBLE_EQ(unionBounds({}, {}).width, 0);
+}
+
+TEST(LayoutMath, PathMidpointIsHalfwayAlongThePolygon) {
+    Point m = pathMidpoint({{0, 0}, {0, 10}, {10, 10}});
+    EXPECT_DOUBLE_EQ(m.x, 0);
+    EXPECT_DOUBLE_EQ(m.y, 10);
+    Point m2 = pathMidpoint({{0, 0}, {4, 0}});
+    EXPECT_DOUBLE_EQ(m2.x, 2);
+}
+
+TEST(Layout, DotPlacesAChainTopToBottomInsideTheBounds) {
+    LayoutRequest req;
+    for (uint32_t i = 0; i < 4; ++i) req.boxes.push_back({i, 80, 30, {}, {}, {}});
+    for (uint32_t i = 0; i + 1 < 4; ++i) req.edges.push_back({i, i + 1, {}});
+    req.edges.push_back({0, 3, {}});  // a skip edge
+    LayoutResult r = layoutGraph(req);
+    ASSERT_EQ(r.boxes.size(), 4u);
+    ASSERT_EQ(r.edges.size(), 4u);
+    for (size_t i = 0; i < 4; ++i) {
+        EXPECT_EQ(r.boxes[i].key, i);
+        EXPECT_NEAR(r.boxes[i].rect.width, 80, 0.5);
+        EXPECT_NEAR(r.boxes[i].rect.height, 30, 0.5);
+        EXPECT_GE(r.boxes[i].rect.x, r.bounds.x - 1e-6);
+        EXPECT_LE(r.boxes[i].rect.bottom(), r.bounds.bottom() + 1e-6);
+        if (i) {
+            EXPECT_GT(r.boxes[i].rect.y, r.boxes[i - 1].rect.bottom());  // y down: rank i below rank i-1
+        }
+    }
+    for (const auto& e : r.edges) {
+        ASSERT_GE(e.points.size(), 4u);
+        EXPECT_EQ((e.points.size() - 1) % 3, 0u);
+        ASSERT_TRUE(e.arrowTip);
+        // Each edge starts at its tail box and its arrow touches the head box's top.
+        const auto& tail = r.boxes[e.from].rect;
+        const auto& head = r.boxes[e.to].rect;
+        EXPECT_NEAR(e.points.front().y, tail.bottom(), 2.0);
+        EXPECT_NEAR(e.arrowTip->y, head.y, 2.0);
+    }
+}
+
+TEST(Layout, RejectsEdgesToUnknownBoxes) {
+    LayoutRequest req;
+    req.boxes.push_back({1, 10, 10, {}, {}, {}});
+    req.edges.push_back({1, 7, {}});
+    EXPECT_THROW(layoutGraph(req), std::exception);
+}
+
+TEST(Layout, ConcurrentLayoutsAreSerializedAndAgree) {
+    const auto& ex = *examples::find("transformer_block");
+    ir::Model m = ex.build();
+    auto req = toLayoutRequest(buildDisplayGraph(m.graph), nullptr);
+    LayoutResult a, b;
+    std::thread t1([&] { a = layoutGraph(req); });
+    std::thread t2([&] { b = layoutGraph(req); });
+    t1.join();
+    t2.join();
+    ASSERT_EQ(a.boxes.size(), b.boxes.size());
+    for (size_t i = 0; i < a.boxes.size(); ++i) EXPECT_DOUBLE_EQ(a.boxes[i].rect.x, b.boxes[i].rect.x);
+}
+
+TEST(DisplayGraph, FoldsInitializersIntoConsumerLines) {
+    ir::Model m = examples::find("conv_bn_relu")->build();
+    DisplayGraph folded = buildDisplayGraph(m.graph, {true, 17});
+    EXPECT_EQ(folded.opBoxCount, 3u);
+    EXPECT_EQ(folded.nodes.size(), 5u);  // image, conv, bn, relu, output
+    const DisplayNode* conv = nullptr;
+    for (const auto& n : folded.nodes)
+        if (n.title == "Conv") conv = &n;
+    ASSERT_NE(conv, nullptr);
+    ASSERT_EQ(conv->foldedLines.size(), 2u);
+    EXPECT_EQ(conv->foldedLines[0], "W ⟨8×3×3×3⟩");
+    EXPECT_EQ(conv->foldedLines[1], "B ⟨8⟩");
+    EXPECT_EQ(conv->category, OpCategory::Convolution);
+    EXPECT_EQ(folded.edges.size(), 4u);
+    for (const auto& e : folded.edges) EXPECT_NE(e.label.find("float32"), std::string::npos);
+
+    DisplayGraph open = buildDisplayGraph(m.graph, {false, 17});
+    EXPECT_EQ(open.nodes.size(), 5u + 6u);  // six initializers
+    EXPECT_EQ(open.edges.size(), 4u + 6u);
+}
+
+TEST(DisplayGraph, FoldsConstantNodesButKeepsDeadOnes) {
+    ir::GraphBuilder b("constants");
+    auto x = b.input("x", ir::DataType::Float, {2});
+    auto c = b.op("Constant", {}, {ir::Attribute::makeTensor("value", ir::floatTensor({2}, {1, 2}))}, "c");
+    b.op("Constant", {}, {ir::Attribute::makeTensor("value", ir::floatTensor({1}, {1}))}, "unused");
+    auto y = b.op("Add", {x, c}, {}, "add");
+    b.output(y);
+    ir::Model m = b.finish();
+    DisplayGraph dg = buildDisplayGraph(m.graph, {true, 17});
+    EXPECT_EQ(dg.foldedConstantNodes, 1u);
+    EXPECT_EQ(dg.opBoxCount, 2u);  // add and the unread constant
+    DisplayGraph open = buildDisplayGraph(m.graph, {false, 17});
+    EXPECT_EQ(open.opBoxCount, 3u);
+}
+
+TEST(DisplayGraph, CategoriesAndLabels) {
+    EXPECT_EQ(categorize("Relu"), OpCategory::Activation);
+    EXPECT_EQ(categorize("ReduceMean"), OpCategory::Reduction);
+    EXPECT_EQ(categorize("MatMul"), OpCategory::MatMul);
+    EXPECT_EQ(categorize("If"), OpCategory::ControlFlow);
+    EXPECT_EQ(categorize("MyCustomOp"), OpCategory::Other);
+    ir::TypeInfo t = ir::TypeInfo::tensor(ir::DataType::Float, ir::Shape{{ir::Dim::symbol("N"), ir::Dim::of(3), ir::Dim{}}});
+    EXPECT_EQ(shapeText(t), "N×3×?");
+    EXPECT_EQ(edgeLabel(t), "N×3×? float32");
+    EXPECT_EQ(edgeLabel(ir::TypeInfo::tensor(ir::DataType::Int64)), "int64");
+}
