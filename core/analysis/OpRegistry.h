@@ -1,0 +1,18 @@
+#pragma once
+// Operator pattern kinds as in TVM's relay.op.OpPattern: what fusion may do with an op.
+#include <string>
+#include <string_view>
+
+#include "ir/Graph.h"
+
+namespace passlens::analysis {
+
+enum class OpPattern { ElemWise = 0, Broadcast = 1, Injective = 2, CommReduce = 3, OutEWiseFusable = 4, Opaque = 8 };
+
+std::string_view patternName(OpPattern p);
+/// The kind of an op type alone (Add counts as Broadcast; see patternOf for the per-node kind).
+OpPattern patternOfOpType(std::string_view opType, std::string_view domain = {});
+/// Per node: a broadcast op whose inputs all have the result's shape counts as ElemWise.
+OpPattern patternOf(const ir::Graph& g, ir::NodeId n);
+
+}  // namespace passlens::analysis
