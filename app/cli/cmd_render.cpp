@@ -5,6 +5,7 @@
 #include "layout/DisplayGraph.h"
 #include "layout/Layout.h"
 #include "onnx/Import.h"
+#include "passes/PassManager.h"
 
 namespace passlens::cli {
 
@@ -14,8 +15,6 @@ REGISTER_COMMAND({
     {"-o", "--after"},
     [](const Args& args, std::ostream& out, std::ostream& err) {
         args.expectOnly({"-o", "--no-fold", "--after"});
-        if (args.option("--after"))
-            throw Error(ErrorKind::Unsupported, "--after: the pass pipeline is not available yet");
         auto outPath = args.option("-o");
         if (!outPath) throw Error(ErrorKind::BadInput, "render needs -o OUT.svg, OUT.png or OUT.dot");
         const std::string& o = *outPath;
@@ -26,6 +25,22 @@ REGISTER_COMMAND({
         onnxio::ImportOptions options;
         options.pinnedDims = args.dims();
         auto model = onnxio::importModelFile(args.positional(0, "MODEL"), options);
+        if (auto after = args.option("--after")) {
+            // The `all` pipeline up to and including PASS; a pass outside it runs on its own.
+            const auto& registry = passes::PassRegistry::global();
+            (void)registry.create(*after);  // unknown name → BadInput listing the valid ones
+            std::vector<std::string> names;
+            for (const auto& name : registry.pipeline(passes::Level::All)) {
+                names.push_back(name);
+                if (name == *after) break;
+            }
+            if (names.empty() || names.back() != *after) names = {*after};
+            passes::PassManager pm;
+            for (const auto& name : names) pm.addPass(name);
+            passes::PipelineOptions po;
+            po.keepSnapshots = false;
+            pm.run(model, po);
+        }
         layout::DisplayOptions display;
         display.foldConstants = !args.flag("--no-fold");
         display.opset = model.opsetFor("") ? model.opsetFor("") : 17;
