@@ -276,29 +276,26 @@ void Rewriter::removeDeadValues() {
     }
 }
 
-void Rewriter::applied(const std::vector<NodeId>& nodes, const std::string& message) {
+void Rewriter::remark(RemarkKind kind, const std::vector<NodeId>& nodes, const std::string& message,
+                      const std::vector<ValueId>& values) {
     Remark r;
-    r.kind = RemarkKind::Applied;
+    r.kind = kind;
     r.pass = pass_;
     r.rule = rule_;
     r.graphPath = graphPath_;
     r.nodes = nodes;
     r.nodeNames = namesOf(nodes);
+    r.values = values;
     r.message = message;
     remarks_.push_back(std::move(r));
 }
 
+void Rewriter::applied(const std::vector<NodeId>& nodes, const std::string& message) {
+    remark(RemarkKind::Applied, nodes, message, {});
+}
+
 void Rewriter::missed(const std::vector<NodeId>& nodes, const std::string& message, const std::vector<ValueId>& blocking) {
-    Remark r;
-    r.kind = RemarkKind::Missed;
-    r.pass = pass_;
-    r.rule = rule_;
-    r.graphPath = graphPath_;
-    r.nodes = nodes;
-    r.nodeNames = namesOf(nodes);
-    r.values = blocking;
-    r.message = message;
-    remarks_.push_back(std::move(r));
+    remark(RemarkKind::Missed, nodes, message, blocking);
 }
 
 }  // namespace passlens::passes

@@ -73,6 +73,8 @@ public:
     std::vector<ir::NodeId> originsOf(ir::NodeId n) const;
 
 private:
+    void remark(RemarkKind kind, const std::vector<ir::NodeId>& nodes, const std::string& message,
+                const std::vector<ir::ValueId>& values);
     Change& record(ChangeKind kind, std::vector<ir::NodeId> nodes, std::string reason);
     std::vector<std::string> namesOf(const std::vector<ir::NodeId>& nodes) const;
 
