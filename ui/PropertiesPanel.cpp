@@ -4,6 +4,10 @@
 #include <cmath>
 #include <limits>
 
+#include <QImage>
+#include <QPainter>
+#include <QUrl>
+
 #include "ir/DataType.h"
 #include "layout/DisplayGraph.h"
 
@@ -23,7 +27,25 @@ void collect(const Tensor& t, std::vector<double>& out) {
     for (int64_t i = 0; i < n; ++i) out.push_back(double(p[i]));
 }
 
-QString tensorHtml(const Tensor& t) {
+QImage histogramImage(const std::vector<int64_t>& histogram) {
+    const int barWidth = 12, gap = 2, height = 56;
+    QImage img(int(histogram.size()) * (barWidth + gap), height, QImage::Format_ARGB32_Premultiplied);
+    img.fill(Qt::transparent);
+    QPainter p(&img);
+    p.setPen(Qt::NoPen);
+    p.setBrush(QColor("#3d7bd9"));
+    const int64_t peak = histogram.empty() ? 0 : *std::max_element(histogram.begin(), histogram.end());
+    for (size_t i = 0; i < histogram.size(); ++i) {
+        int h = peak ? int(std::lround((height - 2) * double(histogram[i]) / double(peak))) : 0;
+        if (histogram[i] > 0) h = std::max(h, 2);  // a non-empty bin stays visible
+        p.drawRect(int(i) * (barWidth + gap), height - h, barWidth, h);
+    }
+    p.setPen(QColor("#9ca3af"));
+    p.drawLine(0, height - 1, img.width(), height - 1);
+    return img;
+}
+
+QString tensorHtml(const Tensor& t, std::vector<QImage>& images) {
     QString h = QString("<b>%1</b> ⟨%2⟩ %3 elements, %4 bytes<br>")
                     .arg(esc(t.name.empty() ? "tensor" : t.name),
                          esc(layout::shapeText(TypeInfo::tensor(t.dtype, Shape{[&] {
@@ -36,15 +58,10 @@ QString tensorHtml(const Tensor& t) {
     if (!s.valid) return h + "<i>no statistics for this element type</i>";
     h += QString("min <b>%1</b> &nbsp; max <b>%2</b> &nbsp; mean <b>%3</b><br>")
              .arg(s.min, 0, 'g', 5).arg(s.max, 0, 'g', 5).arg(s.mean, 0, 'g', 5);
-    int64_t peak = *std::max_element(s.histogram.begin(), s.histogram.end());
-    h += "<table cellspacing=0 cellpadding=0 style='margin:4px 0'><tr>";
-    for (int64_t c : s.histogram) {
-        int height = peak ? int(std::lround(48.0 * double(c) / double(peak))) : 0;
-        h += QString("<td valign=bottom style='padding-right:1px'><table cellspacing=0 cellpadding=0>"
-                     "<tr><td width=10 height=%1 bgcolor='#3d7bd9'></td></tr></table></td>")
-                 .arg(std::max(height, 1));
-    }
-    h += "</tr></table>";
+    // Rich text cannot size table cells reliably, so the histogram is a painted image that
+    // loadResource() hands to the document.
+    images.push_back(histogramImage(s.histogram));
+    h += QString("<img src='hist:%1'><br>").arg(images.size() - 1);
     QStringList vals;
     for (double v : s.preview) vals << QString::number(v, 'g', 5);
     if (t.elementCount() > int64_t(s.preview.size())) vals << "…";
@@ -98,6 +115,15 @@ PropertiesPanel::PropertiesPanel(QWidget* parent) : QTextBrowser(parent) {
     showNothing();
 }
 
+QVariant PropertiesPanel::loadResource(int type, const QUrl& name) {
+    if (type == QTextDocument::ImageResource && name.scheme() == "hist") {
+        bool ok = false;
+        const int i = name.path().toInt(&ok);
+        if (ok && i >= 0 && size_t(i) < images_.size()) return images_[size_t(i)];
+    }
+    return QTextBrowser::loadResource(type, name);
+}
+
 void PropertiesPanel::showNothing() {
     setHtml(QString(kStyle) + "<p style='color:#6b7280'>Select a node to see its attributes, inputs, outputs and weights.</p>");
 }
@@ -106,6 +132,7 @@ void PropertiesPanel::showNode(const SnapshotPtr& snap, NodeId id) {
     if (!snap || id == kNone || !snap->graph->hasNode(id)) return showNothing();
     const Graph& g = *snap->graph;
     const Node& n = g.node(id);
+    images_.clear();
     QString h = kStyle;
     h += QString("<h2>%1</h2><div style='color:#555'>%2%3</div>")
              .arg(esc(n.opType), esc(n.displayName()), n.domain.empty() ? QString() : " · " + esc(n.domain));
@@ -130,23 +157,24 @@ void PropertiesPanel::showNode(const SnapshotPtr& snap, NodeId id) {
             if (p.opType == "Constant")
                 if (const Attribute* a = p.attr("value"); a && a->t) t = a->t;
         }
-        if (t) h += "<h3>Weight " + esc(val.name) + "</h3>" + tensorHtml(*t);
+        if (t) h += "<h3>Weight " + esc(val.name) + "</h3>" + tensorHtml(*t, images_);
     }
     if (n.opType == "Constant")
-        if (const Attribute* a = n.attr("value"); a && a->t) h += "<h3>Value</h3>" + tensorHtml(*a->t);
+        if (const Attribute* a = n.attr("value"); a && a->t) h += "<h3>Value</h3>" + tensorHtml(*a->t, images_);
     setHtml(h);
 }
 
 void PropertiesPanel::showValue(const SnapshotPtr& snap, ValueId id) {
     if (!snap || !snap->graph->hasValue(id)) return showNothing();
     const Value& v = snap->graph->value(id);
+    images_.clear();
     QString h = kStyle;
     h += QString("<h2>%1</h2><div style='color:#555'>%2</div>").arg(esc(v.name), esc(v.type.toString()));
     h += QString("<p>%1 consumer(s)%2%3</p>")
              .arg(v.consumers.size())
              .arg(v.isGraphInput ? " · graph input" : "")
              .arg(v.isGraphOutput ? " · graph output" : "");
-    if (v.initializer) h += "<h3>Initializer</h3>" + tensorHtml(*v.initializer);
+    if (v.initializer) h += "<h3>Initializer</h3>" + tensorHtml(*v.initializer, images_);
     setHtml(h);
 }
 

@@ -1,6 +1,8 @@
 #pragma once
 // The properties dock: everything about the selected node or value, as rich text.
+#include <QImage>
 #include <QTextBrowser>
+#include <vector>
 
 #include "graph/GraphSnapshot.h"
 
@@ -13,6 +15,14 @@ public:
     void showNode(const SnapshotPtr& snap, ir::NodeId id);
     void showValue(const SnapshotPtr& snap, ir::ValueId id);
     void showNothing();
+    /// Number of histogram images the current text shows (for tests).
+    size_t histogramCount() const { return images_.size(); }
+
+protected:
+    QVariant loadResource(int type, const QUrl& name) override;
+
+private:
+    std::vector<QImage> images_;  ///< histograms of the tensors shown, served as hist:<index>
 };
 
 /// min/max/mean and a 16-bin histogram of a numeric tensor (empty stats for strings/unsupported).
