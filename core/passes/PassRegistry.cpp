@@ -1,4 +1,5 @@
 #include "passes/PassRegistry.h"
+#include "passes/fusion/FusionPasses.h"
 #include "passes/layout/LayoutPasses.h"
 
 #include <algorithm>
@@ -63,8 +64,8 @@ const PassRegistry& PassRegistry::global() {
     static const PassRegistry reg = [] {
         PassRegistry r;
         registerBasicPasses(r);
+        registerFusionPasses(r);
         registerLayoutPasses(r);
-        // Other helpers add here: registerFusionPasses(r); registerLayoutPasses(r);
         return r;
     }();
     return reg;

@@ -1,0 +1,116 @@
+// Conv + BatchNormalization folding, with the checks its known traps demand: the Conv output must
+// have the BatchNormalization as its only reader, the BN must be in inference mode (one output
+// used, training_mode unset), and weights, bias and BN parameters must be float32 constants.
+#include <cmath>
+
+#include "passes/fusion/FusionPasses.h"
+
+namespace passlens::passes {
+
+using namespace passlens::ir;
+
+namespace {
+
+const Tensor* floatConstant(const Graph& g, ValueId v) {
+    if (v == kNone) return nullptr;
+    const Value& val = g.value(v);
+    if (!val.initializer || val.isGraphInput || val.initializer->dtype != DataType::Float) return nullptr;
+    return val.initializer.get();
+}
+
+std::string readersOf(const Graph& g, ValueId v) {
+    std::string s;
+    for (NodeId c : g.value(v).consumers) s += (s.empty() ? "" : ", ") + g.node(c).displayName();
+    if (g.value(v).isGraphOutput) s += (s.empty() ? "" : ", ") + std::string("the graph output");
+    return s;
+}
+
+}  // namespace
+
+void FuseConvBatchNorm::runImpl(PassContext& ctx) const {
+    ctx.forEachGraph([&](Rewriter& rw) {
+        Graph& g = rw.graph();
+        rw.setRule("fold-conv-bn");
+        for (NodeId bnId : std::vector<NodeId>(g.nodeOrder())) {
+            if (!g.hasNode(bnId)) continue;
+            const Node& bn = g.node(bnId);
+            if (bn.opType != "BatchNormalization" || !canonicalDomain(bn.domain).empty() || bn.inputs.size() < 5) continue;
+            ValueId x = bn.inputs[0];
+            NodeId convId = g.value(x).producer;
+            if (convId == kNone || g.node(convId).opType != "Conv" || !canonicalDomain(g.node(convId).domain).empty()) continue;
+            const Node& conv = g.node(convId);
+            const std::string pair = conv.displayName() + " + " + bn.displayName();
+            // Cheap structural preconditions first, each refusal a missed remark.
+            if (g.value(x).consumers.size() != 1 || g.value(x).isGraphOutput) {
+                rw.missed({convId, bnId},
+                          pair + " not folded: " + conv.displayName() + "'s output has " +
+                              std::to_string(g.value(x).consumers.size() + (g.value(x).isGraphOutput ? 1 : 0)) +
+                              " readers (" + readersOf(g, x) + ")",
+                          {x});
+                continue;
+            }
+            bool extraOutputs = false;
+            for (size_t i = 1; i < bn.outputs.size(); ++i)
+                if (bn.outputs[i] != kNone && (!g.value(bn.outputs[i]).consumers.empty() || g.value(bn.outputs[i]).isGraphOutput))
+                    extraOutputs = true;
+            if (extraOutputs || bn.attrInt("training_mode", 0) != 0) {
+                rw.missed({convId, bnId}, pair + " not folded: " + bn.displayName() + " is in training mode (running statistics are used)");
+                continue;
+            }
+            const Tensor* w = floatConstant(g, conv.inputs.size() > 1 ? conv.inputs[1] : kNone);
+            if (!w || w->dims.empty()) {
+                rw.missed({convId, bnId}, pair + " not folded: " + conv.displayName() + "'s weights are not a float32 constant",
+                          {conv.inputs.size() > 1 ? conv.inputs[1] : kNone});
+                continue;
+            }
+            const Tensor* b = conv.inputs.size() > 2 && conv.inputs[2] != kNone ? floatConstant(g, conv.inputs[2]) : nullptr;
+            if (conv.inputs.size() > 2 && conv.inputs[2] != kNone && !b) {
+                rw.missed({convId, bnId}, pair + " not folded: " + conv.displayName() + "'s bias is not a float32 constant");
+                continue;
+            }
+            const Tensor* gamma = floatConstant(g, bn.inputs[1]);
+            const Tensor* beta = floatConstant(g, bn.inputs[2]);
+            const Tensor* mean = floatConstant(g, bn.inputs[3]);
+            const Tensor* var = floatConstant(g, bn.inputs[4]);
+            const int64_t channels = w->dims[0];
+            auto perChannel = [&](const Tensor* t) { return t && t->elementCount() == channels; };
+            if (!perChannel(gamma) || !perChannel(beta) || !perChannel(mean) || !perChannel(var) || (b && b->elementCount() != channels)) {
+                rw.missed({convId, bnId}, pair + " not folded: BatchNormalization parameters are not constant vectors of " +
+                                              std::to_string(channels) + " channels");
+                continue;
+            }
+            const float eps = bn.attrFloat("epsilon", 1e-5f);
+            const int64_t perOut = w->elementCount() / channels;
+            std::vector<float> newW(static_cast<size_t>(w->elementCount())), newB(static_cast<size_t>(channels));
+            for (int64_t c = 0; c < channels; ++c) {
+                const double scale = double(gamma->as<float>()[c]) / std::sqrt(double(var->as<float>()[c]) + double(eps));
+                for (int64_t k = 0; k < perOut; ++k)
+                    newW[size_t(c * perOut + k)] = float(double(w->as<float>()[c * perOut + k]) * scale);
+                const double bias = b ? double(b->as<float>()[c]) : 0.0;
+                newB[size_t(c)] = float((bias - double(mean->as<float>()[c])) * scale + double(beta->as<float>()[c]));
+            }
+            const std::string convName = conv.displayName();
+            ValueId wv = rw.newInitializer(g.value(conv.inputs[1]).name + "_bn_folded", makeTensorOf(DataType::Float, w->dims, newW));
+            ValueId bv = rw.newInitializer(convName + ".bias_bn_folded", makeTensorOf(DataType::Float, {channels}, newB));
+            std::vector<Attribute> attrs = conv.attributes;
+            ValueId input = conv.inputs[0];
+            ValueId out = bn.outputs[0];
+            rw.replaceNodes({convId, bnId}, "Conv", {input, wv, bv}, {out}, std::move(attrs),
+                            pair + ": BatchNormalization folded into the convolution's weights and bias", convName);
+            rw.applied({}, pair + " folded into one Conv");
+        }
+        // Weights the old Conv read and nothing reads now.
+        for (ValueId v : std::vector<ValueId>(g.initializerOrder())) {
+            const Value& val = g.value(v);
+            if (val.consumers.empty() && !val.isGraphOutput && !val.isGraphInput && !rw.isCapturedBySubgraph(v))
+                rw.removeInitializer(v, "'" + val.name + "' is no longer read after folding");
+        }
+    });
+}
+
+void registerFusionPasses(PassRegistry& r) {
+    r.add("fuse-conv-bn", FuseConvBatchNorm().description(), Level::Extended, 200,
+          [] { return std::make_unique<FuseConvBatchNorm>(); });
+}
+
+}  // namespace passlens::passes
