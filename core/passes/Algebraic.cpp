@@ -1,6 +1,7 @@
 // Algebraic simplification: a catalog of named rules, each with its precondition. A rule only
 // bypasses a node when the kept operand already has the node's exact static shape and type, so
 // broadcasting can never change the result shape.
+#include <cmath>
 #include <cstring>
 #include <optional>
 
@@ -97,6 +98,57 @@ private:
         if (rw.graph().nodeCount() < before) rw.applied({}, name + ": " + why);
     }
 
+    /// Transpose(Transpose(x, p1), p2) = Transpose(x, p1∘p2), when the inner result has no other reader.
+    static void composeTransposes(Rewriter& rw, NodeId id) {
+        Graph& g = rw.graph();
+        const Node& n = g.node(id);
+        ValueId mid = n.inputs[0];
+        NodeId innerId = g.value(mid).producer;
+        if (innerId == kNone || g.node(innerId).opType != "Transpose" || !g.node(innerId).domain.empty()) return;
+        std::vector<int64_t> p1 = g.node(innerId).attrInts("perm"), p2 = n.attrInts("perm");
+        if (p1.empty() || p1.size() != p2.size()) return;
+        rw.setRule("compose-transposes");
+        if (g.value(mid).consumers.size() != 1 || g.value(mid).isGraphOutput || rw.isCapturedBySubgraph(mid)) {
+            rw.missed({id, innerId}, "not composed: " + g.node(innerId).displayName() + "'s result has other readers", {mid});
+            return;
+        }
+        std::vector<int64_t> composed(p2.size());
+        for (size_t i = 0; i < p2.size(); ++i) composed[i] = p1[static_cast<size_t>(p2[i])];
+        const std::string name = n.displayName(), innerName = g.node(innerId).displayName();
+        rw.setInput(id, 0, g.node(innerId).inputs[0], name + " reads " + innerName + "'s input directly");
+        rw.setAttribute(id, Attribute::makeInts("perm", composed), "perm of " + innerName + " then " + name);
+        rw.eraseNode(innerId, "composed into " + name);
+        rw.applied({id}, innerName + " and " + name + " composed into one Transpose");
+        bool identity = true;
+        for (size_t i = 0; i < composed.size(); ++i) identity &= composed[i] == (int64_t)i;
+        if (identity) bypass(rw, id, 0, "transpose-identity", "the composed permutation is the identity");
+    }
+
+    /// x / c = x * (1/c) for a float32 constant c with no zero or subnormal element.
+    static bool divToMul(Rewriter& rw, NodeId id) {
+        Graph& g = rw.graph();
+        const Node& n = g.node(id);
+        const Value& c = g.value(n.inputs[1]);
+        if (!c.initializer || c.isGraphInput || c.initializer->dtype != DataType::Float || constantAll(c, 1.0)) return false;
+        const Tensor& t = *c.initializer;
+        rw.setRule("div-to-mul");
+        std::vector<float> inv(static_cast<size_t>(t.elementCount()));
+        for (size_t i = 0; i < inv.size(); ++i) {
+            const float r = 1.f / t.as<float>()[i];
+            if (!std::isnormal(r)) {
+                rw.missed({id}, "not rewritten: divisor '" + c.name + "' has a zero, huge or subnormal element");
+                return false;
+            }
+            inv[i] = r;
+        }
+        const std::string name = n.displayName();
+        ValueId recip = rw.newInitializer(c.name + "_reciprocal", makeTensorOf(DataType::Float, t.dims, inv));
+        rw.replaceNodes({id}, "Mul", {n.inputs[0], recip}, {n.outputs[0]}, {},
+                        name + ": division by a constant is multiplication by its reciprocal", name);
+        rw.applied({}, name + ": x / c rewritten as x * (1/c)");
+        return true;
+    }
+
     static void simplify(Rewriter& rw, NodeId id) {
         Graph& g = rw.graph();
         const Node& n = g.node(id);
@@ -151,10 +203,12 @@ private:
             auto perm = n.attrInts("perm");
             bool identity = !perm.empty();
             for (size_t i = 0; i < perm.size(); ++i) identity &= perm[i] == (int64_t)i;
-            if (identity) bypass(rw, id, 0, "transpose-identity", "Transpose with the identity permutation");
+            if (identity) { bypass(rw, id, 0, "transpose-identity", "Transpose with the identity permutation"); return; }
+            composeTransposes(rw, id);
             return;
         }
         if (op == "Concat" && n.inputs.size() == 1) { bypass(rw, id, 0, "concat-of-one", "Concat of a single input"); return; }
+        if (op == "Div" && n.inputs.size() == 2 && divToMul(rw, id)) return;
         for (const Rule& r : kNeutralRules) {
             if (op != r.op || n.inputs.size() != 2 || n.inputs[1] == kNone) continue;
             for (int swap = 0; swap < (r.commutative ? 2 : 1); ++swap) {
