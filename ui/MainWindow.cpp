@@ -1,45 +1,394 @@
 #include "MainWindow.h"
 
+#include <QAction>
+#include <QApplication>
+#include <QCloseEvent>
+#include <QDockWidget>
+#include <QFileDialog>
+#include <QFileInfo>
 #include <QLabel>
+#include <QLineEdit>
+#include <QMenuBar>
 #include <QMessageBox>
+#include <QMimeData>
+#include <QPainter>
+#include <QProgressBar>
+#include <QSettings>
+#include <QShortcut>
 #include <QStatusBar>
+#include <QSvgGenerator>
+#include <QTabBar>
+#include <QTabWidget>
+#include <QTextBrowser>
+#include <QToolBar>
+#include <QToolButton>
 
+#include "PropertiesPanel.h"
+#include "examples/Examples.h"
+#include "graph/GraphView.h"
+#include "graph/LayoutJob.h"
 #include "ir/Error.h"
 #include "onnx/Import.h"
 #include "onnx/ModelInfo.h"
 
 namespace passlens::ui {
 
-MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
-    summary_ = new QLabel(this);
-    summary_->setAlignment(Qt::AlignTop | Qt::AlignLeft);
-    summary_->setTextInteractionFlags(Qt::TextSelectableByMouse);
-    summary_->setMargin(16);
-    setCentralWidget(summary_);
-    resize(1280, 800);
-    setWindowTitle("PassLens");
+namespace {
+constexpr int kMaxRecent = 8;
 }
 
-MainWindow::~MainWindow() = default;
+MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
+    setWindowTitle("PassLens");
+    setAcceptDrops(true);
+    tabs_ = new QTabWidget(this);
+    tabs_->setDocumentMode(true);
+    tabs_->setTabsClosable(true);
+    mainView_ = new GraphView(tabs_);
+    tabs_->addTab(mainView_, tr("Graph"));
+    tabs_->tabBar()->setTabButton(0, QTabBar::RightSide, nullptr);  // the main graph stays
+    connect(tabs_, &QTabWidget::tabCloseRequested, this, [this](int i) {
+        if (i > 0) { QWidget* w = tabs_->widget(i); tabs_->removeTab(i); w->deleteLater(); }
+    });
+    setCentralWidget(tabs_);
+    connect(mainView_, &GraphView::nodeSelected, this, &MainWindow::onNodeSelected);
+    connect(mainView_, &GraphView::valueSelected, this, [this](ir::ValueId v) { properties_->showValue(mainView_->snapshot(), v); });
+    connect(mainView_, &GraphView::subgraphRequested, this, &MainWindow::openSubgraph);
+    connect(&watcher_, &QFutureWatcher<SnapshotPtr>::finished, this, &MainWindow::onLayoutFinished);
+
+    buildDocks();
+    buildMenus();
+
+    facts_ = new QLabel(this);
+    progress_ = new QProgressBar(this);
+    progress_->setRange(0, 0);
+    progress_->setMaximumWidth(160);
+    progress_->setFormat(tr("Laying out…"));
+    cancel_ = new QToolButton(this);
+    cancel_->setText(tr("Cancel"));
+    connect(cancel_, &QToolButton::clicked, this, &MainWindow::cancelLayout);
+    statusBar()->addWidget(facts_, 1);
+    statusBar()->addPermanentWidget(progress_);
+    statusBar()->addPermanentWidget(cancel_);
+    progress_->hide();
+    cancel_->hide();
+
+    QSettings settings;
+    resize(1440, 900);
+    restoreGeometry(settings.value("window/geometry").toByteArray());
+    restoreState(settings.value("window/state").toByteArray());
+    foldConstants_ = settings.value("view/foldConstants", true).toBool();
+}
+
+MainWindow::~MainWindow() {
+    // A running layout finishes in the pool; its result is simply dropped.
+    watcher_.disconnect(this);
+}
+
+void MainWindow::buildDocks() {
+    properties_ = new PropertiesPanel(this);
+    auto* propDock = new QDockWidget(tr("Properties"), this);
+    propDock->setObjectName("properties");
+    propDock->setWidget(properties_);
+    addDockWidget(Qt::RightDockWidgetArea, propDock);
+
+    modelInfo_ = new QTextBrowser(this);
+    auto* infoDock = new QDockWidget(tr("Model"), this);
+    infoDock->setObjectName("model");
+    infoDock->setWidget(modelInfo_);
+    addDockWidget(Qt::RightDockWidgetArea, infoDock);
+    resizeDocks({propDock, infoDock}, {360, 360}, Qt::Horizontal);
+    resizeDocks({propDock, infoDock}, {520, 280}, Qt::Vertical);
+}
+
+void MainWindow::buildMenus() {
+    QMenu* file = menuBar()->addMenu(tr("&File"));
+    QAction* open = file->addAction(tr("&Open…"), this, [this] {
+        QSettings s;
+        QString path = QFileDialog::getOpenFileName(this, tr("Open ONNX model"), s.value("lastDir").toString(),
+                                                    tr("ONNX models (*.onnx);;All files (*)"));
+        if (!path.isEmpty()) {
+            s.setValue("lastDir", QFileInfo(path).absolutePath());
+            openFile(path);
+        }
+    });
+    open->setShortcut(QKeySequence::Open);
+    QMenu* examples = file->addMenu(tr("&Examples"));
+    for (const auto& ex : examples::all()) {
+        QAction* a = examples->addAction(QString::fromStdString(ex.title));
+        a->setToolTip(QString::fromStdString(ex.topic));
+        a->setStatusTip(QString::fromStdString(ex.topic));
+        connect(a, &QAction::triggered, this, [this, id = QString::fromStdString(ex.id)] { openExample(id); });
+    }
+    recentMenu_ = file->addMenu(tr("Open &Recent"));
+    rebuildRecentMenu();
+    file->addSeparator();
+    file->addAction(tr("&Export View…"), this, [this] {
+        QString path = QFileDialog::getSaveFileName(this, tr("Export view"), {}, tr("PNG image (*.png);;SVG drawing (*.svg)"));
+        if (!path.isEmpty() && !exportImage(path)) showError(tr("Cannot export"), tr("Could not write %1").arg(path));
+    })->setShortcut(QKeySequence(tr("Ctrl+E")));
+    file->addSeparator();
+    file->addAction(tr("&Quit"), this, &QWidget::close)->setShortcut(QKeySequence::Quit);
+
+    QMenu* view = menuBar()->addMenu(tr("&View"));
+    view->addAction(tr("Zoom &In"), this, [this] { currentView()->zoomIn(); })->setShortcuts({QKeySequence::ZoomIn, QKeySequence(tr("Ctrl+="))});
+    view->addAction(tr("Zoom &Out"), this, [this] { currentView()->zoomOut(); })->setShortcut(QKeySequence::ZoomOut);
+    view->addAction(tr("&Fit"), this, [this] { currentView()->fitAll(); })->setShortcut(QKeySequence(tr("Ctrl+0")));
+    view->addSeparator();
+    QAction* fold = view->addAction(tr("Fold &Constants into Consumers"));
+    fold->setCheckable(true);
+    fold->setChecked(foldConstants_);
+    connect(fold, &QAction::toggled, this, &MainWindow::setFoldConstants);
+    QAction* legend = view->addAction(tr("&Legend"));
+    legend->setCheckable(true);
+    legend->setChecked(true);
+    connect(legend, &QAction::toggled, this, [this](bool on) { mainView_->setLegendVisible(on); });
+    QAction* mini = view->addAction(tr("&Overview Map"));
+    mini->setCheckable(true);
+    mini->setChecked(true);
+    connect(mini, &QAction::toggled, this, [this](bool on) { mainView_->setMinimapVisible(on); });
+
+    // Find bar.
+    QToolBar* bar = addToolBar(tr("Find"));
+    bar->setObjectName("findbar");
+    bar->setMovable(false);
+    findEdit_ = new QLineEdit(bar);
+    findEdit_->setPlaceholderText(tr("Find node by name or op type (Ctrl+F)"));
+    findEdit_->setClearButtonEnabled(true);
+    findEdit_->setMaximumWidth(360);
+    findStatus_ = new QLabel(bar);
+    findStatus_->setMinimumWidth(80);
+    bar->addWidget(findEdit_);
+    bar->addAction(tr("◀"), this, &MainWindow::findPrevious)->setToolTip(tr("Previous match (Shift+F3)"));
+    bar->addAction(tr("▶"), this, &MainWindow::findNext)->setToolTip(tr("Next match (F3)"));
+    bar->addWidget(findStatus_);
+    bar->addSeparator();
+    bar->addAction(tr("Fit"), this, [this] { currentView()->fitAll(); });
+    bar->addAction(tr("−"), this, [this] { currentView()->zoomOut(); });
+    bar->addAction(tr("+"), this, [this] { currentView()->zoomIn(); });
+    connect(findEdit_, &QLineEdit::textChanged, this, &MainWindow::find);
+    connect(findEdit_, &QLineEdit::returnPressed, this, [this] {
+        if (QApplication::keyboardModifiers() & Qt::ShiftModifier) findPrevious(); else findNext();
+    });
+    QAction* findAct = view->addAction(tr("&Find…"), this, [this] { findEdit_->setFocus(); findEdit_->selectAll(); });
+    findAct->setShortcut(QKeySequence::Find);
+    view->addAction(tr("Find &Next"), this, &MainWindow::findNext)->setShortcut(QKeySequence::FindNext);
+    view->addAction(tr("Find &Previous"), this, &MainWindow::findPrevious)->setShortcut(QKeySequence::FindPrevious);
+    new QShortcut(QKeySequence(Qt::Key_Escape), findEdit_, [this] { findEdit_->clear(); currentView()->setFocus(); });
+}
+
+void MainWindow::rebuildRecentMenu() {
+    recentMenu_->clear();
+    const QStringList recent = QSettings().value("recentFiles").toStringList();
+    for (const QString& p : recent)
+        recentMenu_->addAction(QFileInfo(p).fileName(), this, [this, p] { openFile(p); })->setToolTip(p);
+    recentMenu_->setEnabled(!recent.isEmpty());
+}
+
+void MainWindow::addRecent(const QString& path) {
+    QSettings s;
+    QStringList recent = s.value("recentFiles").toStringList();
+    const QString abs = QFileInfo(path).absoluteFilePath();
+    recent.removeAll(abs);
+    recent.prepend(abs);
+    while (recent.size() > kMaxRecent) recent.removeLast();
+    s.setValue("recentFiles", recent);
+    rebuildRecentMenu();
+}
 
 bool MainWindow::openFile(const QString& path) {
     try {
         auto m = std::make_shared<ir::Model>(onnxio::importModelFile(path.toStdString()));
-        setModel(std::move(m), path);
+        setModel(std::move(m), QFileInfo(path).fileName());
+        addRecent(path);
         return true;
     } catch (const std::exception& e) {
-        QMessageBox::critical(this, tr("Cannot open model"),
-                              tr("%1\n\n%2").arg(path, QString::fromStdString(e.what())));
+        showError(tr("Cannot open %1").arg(QFileInfo(path).fileName()), QString::fromStdString(e.what()));
         return false;
     }
 }
 
+void MainWindow::openExample(const QString& id) {
+    const auto* ex = examples::find(id.toStdString());
+    if (!ex) return showError(tr("Unknown example"), id);
+    try {
+        setModel(std::make_shared<ir::Model>(ex->build()), QString::fromStdString(ex->title));
+        statusBar()->showMessage(QString::fromStdString(ex->topic), 8000);
+    } catch (const std::exception& e) {
+        showError(tr("Cannot build example %1").arg(id), QString::fromStdString(e.what()));
+    }
+}
+
+void MainWindow::showError(const QString& title, const QString& message) {
+    // Window-modal and non-blocking: the app stays responsive and tests can find and close it.
+    auto* box = new QMessageBox(QMessageBox::Critical, title, message, QMessageBox::Ok, this);
+    box->setAttribute(Qt::WA_DeleteOnClose);
+    box->setObjectName("errorDialog");
+    box->open();
+    emit errorShown(message);
+}
+
 void MainWindow::setModel(std::shared_ptr<const ir::Model> model, const QString& title) {
     model_ = std::move(model);
+    title_ = title;
+    while (tabs_->count() > 1) {
+        QWidget* w = tabs_->widget(1);
+        tabs_->removeTab(1);
+        w->deleteLater();
+    }
     auto info = onnxio::describeModel(*model_);
-    summary_->setText(QString::fromStdString(onnxio::modelInfoToText(info)));
+    modelInfo_->setPlainText(QString::fromStdString(onnxio::modelInfoToText(info)));
     setWindowTitle(title + " — PassLens");
-    statusBar()->showMessage(tr("%1 nodes, %2 parameters").arg(info.nodeCount).arg(info.parameterCount));
+    tabs_->setTabText(0, QString::fromStdString(model_->graph.name.empty() ? "Graph" : model_->graph.name));
+    facts_->setText(tr("%1 nodes (%2 with subgraphs) · %3 parameters · opset %4")
+                        .arg(info.nodeCount).arg(info.nodeCountWithSubgraphs)
+                        .arg(QLocale().toString(qlonglong(info.parameterCount)))
+                        .arg(model_->opsetFor("")));
+    properties_->showNothing();
+    startLayout();
+}
+
+void MainWindow::setFoldConstants(bool on) {
+    if (foldConstants_ == on) return;
+    foldConstants_ = on;
+    QSettings().setValue("view/foldConstants", on);
+    if (model_) startLayout();
+}
+
+void MainWindow::startLayout() {
+    ++generation_;
+    watchedGeneration_ = generation_;
+    layout::DisplayOptions opt;
+    opt.foldConstants = foldConstants_;
+    opt.opset = model_->opsetFor("") ? model_->opsetFor("") : 17;
+    watcher_.setFuture(passlens::ui::startLayout(model_, &model_->graph, opt));
+    progress_->show();
+    cancel_->show();
+}
+
+bool MainWindow::layoutRunning() const { return progress_->isVisible(); }
+
+void MainWindow::cancelLayout() {
+    // Graphviz cannot be interrupted; the result of the running job is dropped when it lands.
+    ++generation_;
+    progress_->hide();
+    cancel_->hide();
+    statusBar()->showMessage(tr("Layout cancelled"), 4000);
+}
+
+void MainWindow::onLayoutFinished() {
+    if (watchedGeneration_ != generation_) return;
+    progress_->hide();
+    cancel_->hide();
+    try {
+        SnapshotPtr snap = watcher_.future().result();
+        mainView_->setSnapshot(snap);
+        statusBar()->showMessage(tr("Laid out %1 boxes in %2 s").arg(snap->display.nodes.size()).arg(snap->layout.seconds, 0, 'f', 2), 5000);
+        if (!findEdit_->text().isEmpty()) find(findEdit_->text());
+        emit layoutReady();
+    } catch (const std::exception& e) {
+        showError(tr("Cannot draw the graph"), QString::fromStdString(e.what()));
+    }
+}
+
+GraphView* MainWindow::currentView() const {
+    auto* v = qobject_cast<GraphView*>(tabs_->currentWidget());
+    return v ? v : mainView_;
+}
+
+void MainWindow::onNodeSelected(ir::NodeId id) { properties_->showNode(mainView_->snapshot(), id); }
+
+void MainWindow::openSubgraph(ir::NodeId id) {
+    auto* src = qobject_cast<GraphView*>(sender());
+    if (!src || !src->snapshot()) return;
+    SnapshotPtr parent = src->snapshot();
+    const ir::Node& n = parent->graph->node(id);
+    for (const auto& a : n.attributes) {
+        std::vector<std::shared_ptr<ir::Graph>> bodies;
+        if (a.g) bodies.push_back(a.g);
+        for (const auto& g : a.graphs) bodies.push_back(g);
+        for (const auto& body : bodies) {
+            layout::DisplayOptions opt;
+            opt.foldConstants = foldConstants_;
+            try {
+                // Subgraphs are small next to the main graph; laid out right here.
+                SnapshotPtr snap = layoutNow(parent->model, body.get(), opt);
+                auto* view = new GraphView(tabs_);
+                view->setSnapshot(snap);
+                connect(view, &GraphView::nodeSelected, this, [this, view](ir::NodeId nid) { properties_->showNode(view->snapshot(), nid); });
+                connect(view, &GraphView::subgraphRequested, this, &MainWindow::openSubgraph);
+                int tab = tabs_->addTab(view, QString::fromStdString(n.displayName() + "." + a.name));
+                tabs_->setCurrentIndex(tab);
+            } catch (const std::exception& e) {
+                showError(tr("Cannot draw subgraph"), QString::fromStdString(e.what()));
+            }
+        }
+    }
+}
+
+void MainWindow::find(const QString& text) {
+    GraphView* v = currentView();
+    hits_ = v->findNodes(text);
+    v->setSearchHits(hits_);
+    hitIndex_ = -1;
+    findStatus_->setText(text.isEmpty() ? QString() : hits_.empty() ? tr("no match") : tr("%1 matches").arg(hits_.size()));
+    if (!hits_.empty()) findNext();
+}
+
+void MainWindow::findNext() {
+    if (hits_.empty()) return;
+    hitIndex_ = (hitIndex_ + 1) % int(hits_.size());
+    currentView()->selectNode(hits_[size_t(hitIndex_)]);
+    findStatus_->setText(tr("%1 of %2").arg(hitIndex_ + 1).arg(hits_.size()));
+}
+
+void MainWindow::findPrevious() {
+    if (hits_.empty()) return;
+    hitIndex_ = hitIndex_ <= 0 ? int(hits_.size()) - 1 : hitIndex_ - 1;
+    currentView()->selectNode(hits_[size_t(hitIndex_)]);
+    findStatus_->setText(tr("%1 of %2").arg(hitIndex_ + 1).arg(hits_.size()));
+}
+
+bool MainWindow::exportImage(const QString& path) {
+    GraphView* v = currentView();
+    QGraphicsScene* scene = v->scene();
+    if (!scene || !v->snapshot()) return false;
+    const QRectF src = scene->sceneRect();
+    if (path.endsWith(".svg", Qt::CaseInsensitive)) {
+        QSvgGenerator gen;
+        gen.setFileName(path);
+        gen.setSize(src.size().toSize());
+        gen.setViewBox(QRectF(QPointF(0, 0), src.size()));
+        gen.setTitle(title_);
+        QPainter p(&gen);
+        if (!p.isActive()) return false;
+        scene->render(&p, QRectF(QPointF(0, 0), src.size()), src);
+        return p.end();
+    }
+    // PNG at 2× for print/projector quality, capped so huge graphs stay within memory.
+    double scale = std::min(2.0, 16000.0 / std::max(src.width(), src.height()));
+    QImage img((src.size() * scale).toSize(), QImage::Format_ARGB32_Premultiplied);
+    img.fill(QColor("#fbfbfd"));
+    QPainter p(&img);
+    p.setRenderHints(QPainter::Antialiasing | QPainter::TextAntialiasing);
+    scene->render(&p, QRectF(QPointF(0, 0), img.size()), src);
+    p.end();
+    return img.save(path);
+}
+
+void MainWindow::closeEvent(QCloseEvent* e) {
+    QSettings s;
+    s.setValue("window/geometry", saveGeometry());
+    s.setValue("window/state", saveState());
+    QMainWindow::closeEvent(e);
+}
+
+void MainWindow::dragEnterEvent(QDragEnterEvent* e) {
+    if (e->mimeData()->hasUrls()) e->acceptProposedAction();
+}
+
+void MainWindow::dropEvent(QDropEvent* e) {
+    const auto urls = e->mimeData()->urls();
+    if (!urls.isEmpty() && urls.front().isLocalFile()) openFile(urls.front().toLocalFile());
 }
 
 }  // namespace passlens::ui

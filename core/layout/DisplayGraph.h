@@ -1,0 +1,86 @@
+#pragma once
+// What a graph drawing shows, decided once for the app and the CLI: which boxes exist (operators,
+// graph inputs/outputs, constants unless folded), what each says, their category colors, and the
+// edges with their tensor labels. Plain data, no Qt.
+#include <cstdint>
+#include <functional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "ir/Graph.h"
+#include "layout/Layout.h"
+
+namespace passlens::layout {
+
+enum class OpCategory {
+    Input, Output, Constant, Convolution, MatMul, Normalization, Activation, Elementwise,
+    Reduction, Pooling, Shape, ControlFlow, Other,
+};
+
+struct CategoryStyle {
+    const char* name;    ///< legend text
+    const char* fill;    ///< "#rrggbb"
+    const char* border;
+};
+
+OpCategory categorize(std::string_view opType, std::string_view domain = {});
+const CategoryStyle& styleOf(OpCategory c);
+/// Categories in legend order.
+std::span<const OpCategory> allCategories();
+
+struct DisplayOptions {
+    bool foldConstants = true;  ///< initializers and Constant nodes become lines in their consumers
+    int64_t opset = 17;         ///< ai.onnx opset, to name folded inputs after the schema ("W", "B")
+};
+
+/// Key ranges: operator boxes use their NodeId; other boxes put a tag in the top bits.
+inline constexpr uint32_t kInputKeyTag = 0x80000000u;
+inline constexpr uint32_t kOutputKeyTag = 0x40000000u;
+inline constexpr uint32_t kConstantKeyTag = 0xC0000000u;
+inline constexpr uint32_t kKeyTagMask = 0xC0000000u;
+
+struct DisplayNode {
+    enum class Kind { Op, Input, Output, Constant };
+    uint32_t key = 0;
+    Kind kind = Kind::Op;
+    ir::NodeId node = ir::kNone;    ///< for Op
+    ir::ValueId value = ir::kNone;  ///< for Input / Output / Constant
+    std::string title;              ///< op type, or the value name
+    std::string subtitle;           ///< node name, or the value's type
+    std::vector<std::string> foldedLines;  ///< "W ⟨8×3×3×3⟩"
+    OpCategory category = OpCategory::Other;
+    bool hasSubgraphs = false;
+};
+
+struct DisplayEdge {
+    uint32_t from = 0, to = 0;
+    ir::ValueId value = ir::kNone;
+    std::string label;              ///< "1×8×16×16 float32"
+};
+
+struct DisplayGraph {
+    std::vector<DisplayNode> nodes;
+    std::vector<DisplayEdge> edges;
+    size_t opBoxCount = 0;          ///< boxes that are operator nodes
+    size_t foldedConstantNodes = 0; ///< Constant operator nodes drawn inside their consumers
+};
+
+DisplayGraph buildDisplayGraph(const ir::Graph& g, const DisplayOptions& options = {});
+
+/// "1×8×16×16" (symbolic dims by name, unknown as "?"), "" when the rank is unknown.
+std::string shapeText(const ir::TypeInfo& t);
+/// "1×8×16×16 float32", or just the type when the shape is unknown.
+std::string edgeLabel(const ir::TypeInfo& t);
+
+/// Text size estimate for a box in points: (lines of text) → width/height. The app passes
+/// real font metrics; the CLI uses estimateBoxSize.
+using BoxSizer = std::function<std::pair<double, double>(const DisplayNode&)>;
+std::pair<double, double> estimateBoxSize(const DisplayNode& n);
+
+/// The layout request for a display graph; with `styled`, labels and colors for Graphviz's renderers.
+LayoutRequest toLayoutRequest(const DisplayGraph& dg, const BoxSizer& sizer, bool styled = false,
+                              LayoutOptions options = {});
+
+}  // namespace passlens::layout

@@ -1,0 +1,137 @@
+#include "graph/GraphItems.h"
+
+#include <QFontMetricsF>
+#include <QPainter>
+#include <QStyleOptionGraphicsItem>
+#include <QtMath>
+
+#include "graph/LayoutJob.h"
+
+namespace passlens::ui {
+
+NodeItem::NodeItem(const layout::DisplayNode& n, const QRectF& rect)
+    : key_(n.key), rect_(rect), kind_(n.kind), hasSubgraphs_(n.hasSubgraphs) {
+    title_ = QString::fromStdString(n.title);
+    if (!n.subtitle.empty()) { lines_ << QString::fromStdString(n.subtitle); subtitleLines_ = 1; }
+    for (const auto& l : n.foldedLines) lines_ << QString::fromStdString(l);
+    fill_ = QColor(layout::styleOf(n.category).fill);
+    border_ = QColor(layout::styleOf(n.category).border);
+    setFlag(ItemIsSelectable);
+    setCacheMode(DeviceCoordinateCache);
+    setZValue(1);
+    setToolTip(title_ + (lines_.isEmpty() ? QString() : "\n" + lines_.join('\n')));
+}
+
+QRectF NodeItem::boundingRect() const { return rect_.adjusted(-4, -4, 4, 4); }
+
+void NodeItem::setStyleOverride(const NodeStyle* style) {
+    if (style) override_ = *style; else override_.reset();
+    update();
+}
+
+void NodeItem::setSearchHit(bool hit) {
+    if (searchHit_ == hit) return;
+    searchHit_ = hit;
+    update();
+}
+
+void NodeItem::paint(QPainter* p, const QStyleOptionGraphicsItem* opt, QWidget*) {
+    const qreal lod = opt->levelOfDetailFromTransform(p->worldTransform());
+    QColor fill = fill_, border = border_;
+    qreal opacity = 1.0;
+    bool dashed = false;
+    if (override_) {
+        if (override_->fill.isValid()) fill = override_->fill;
+        if (override_->border.isValid()) border = override_->border;
+        opacity = override_->opacity;
+        dashed = override_->dashed;
+    }
+    p->setOpacity(opacity);
+    QPen pen(isSelected() ? QColor("#1f6feb") : border, isSelected() ? 3.0 : 1.4);
+    if (searchHit_ && !isSelected()) pen = QPen(QColor("#f0a000"), 3.0);
+    if (dashed) pen.setStyle(Qt::DashLine);
+    p->setPen(pen);
+    p->setBrush(fill);
+    const qreal radius = (kind_ == layout::DisplayNode::Kind::Input || kind_ == layout::DisplayNode::Kind::Output)
+                             ? rect_.height() / 2 : 6.0;
+    if (lod < 0.25) {  // far out: colored blocks only
+        p->drawRect(rect_);
+        return;
+    }
+    p->drawRoundedRect(rect_, radius, radius);
+    if (hasSubgraphs_) {  // a stacked-card hint: this node has a body to open
+        p->setBrush(Qt::NoBrush);
+        p->drawRoundedRect(rect_.adjusted(3, 3, 3, 3).intersected(rect_.adjusted(0, 0, 3, 3)), radius, radius);
+    }
+    if (lod < 0.45) return;  // text unreadable at this zoom: skip it (keeps panning smooth)
+
+    QFont tf = nodeTitleFont(), bf = nodeTextFont();
+    QFontMetricsF tm(tf), bm(bf);
+    qreal y = rect_.top() + 6;
+    p->setFont(tf);
+    p->setPen(QColor("#1d2330"));
+    p->drawText(QRectF(rect_.left() + 4, y, rect_.width() - 8, tm.height()), Qt::AlignCenter, title_);
+    y += tm.height();
+    p->setFont(bf);
+    for (int i = 0; i < lines_.size(); ++i) {
+        p->setPen(i < subtitleLines_ ? QColor("#4b5563") : QColor("#374151"));
+        p->drawText(QRectF(rect_.left() + 4, y, rect_.width() - 8, bm.height()), Qt::AlignCenter,
+                    bm.elidedText(lines_[i], Qt::ElideMiddle, rect_.width() - 8));
+        y += bm.height();
+    }
+    if (override_ && !override_->badge.isEmpty()) {
+        p->setPen(border);
+        p->drawText(rect_.adjusted(0, 2, -4, 0), Qt::AlignTop | Qt::AlignRight, override_->badge);
+    }
+}
+
+EdgeItem::EdgeItem(const layout::EdgePath& e, const QString& label) : label_(label) {
+    if (!e.points.empty()) {
+        path_.moveTo(e.points[0].x, e.points[0].y);
+        for (size_t i = 1; i + 2 < e.points.size(); i += 3)
+            path_.cubicTo(e.points[i].x, e.points[i].y, e.points[i + 1].x, e.points[i + 1].y,
+                          e.points[i + 2].x, e.points[i + 2].y);
+    }
+    if (e.arrowTip && !e.points.empty()) {
+        QPointF tip(e.arrowTip->x, e.arrowTip->y), from(e.points.back().x, e.points.back().y);
+        QLineF l(from, tip);
+        qreal ang = qDegreesToRadians(l.angle());
+        QPointF d(std::cos(ang), -std::sin(ang)), nrm(-d.y(), d.x());
+        const qreal len = std::max<qreal>(l.length(), 7.0), half = 3.5;
+        QPointF base = tip - d * len;
+        arrow_ << tip << base + nrm * half << base - nrm * half;
+    }
+    labelPos_ = QPointF(e.labelAnchor.x + 4, e.labelAnchor.y);
+    bounds_ = path_.boundingRect().united(arrow_.boundingRect()).adjusted(-3, -3, 3, 3);
+    if (!label_.isEmpty()) {
+        QFontMetricsF fm(nodeTextFont());
+        bounds_ = bounds_.united(QRectF(labelPos_ - QPointF(0, fm.ascent()), QSizeF(fm.horizontalAdvance(label_) + 2, fm.height())));
+    }
+    setZValue(0);
+    setCacheMode(DeviceCoordinateCache);
+}
+
+void EdgeItem::setHighlighted(bool on) {
+    highlighted_ = on;
+    update();
+}
+
+void EdgeItem::paint(QPainter* p, const QStyleOptionGraphicsItem* opt, QWidget*) {
+    const qreal lod = opt->levelOfDetailFromTransform(p->worldTransform());
+    QColor c = highlighted_ ? QColor("#1f6feb") : QColor("#8b929c");
+    p->setPen(QPen(c, highlighted_ ? 2.2 : 1.2));
+    p->setBrush(Qt::NoBrush);
+    p->drawPath(path_);
+    if (!arrow_.isEmpty()) {
+        p->setPen(Qt::NoPen);
+        p->setBrush(c);
+        p->drawPolygon(arrow_);
+    }
+    if (lod >= 0.6 && !label_.isEmpty()) {
+        p->setFont(nodeTextFont());
+        p->setPen(QColor("#5b6270"));
+        p->drawText(labelPos_, label_);
+    }
+}
+
+}  // namespace passlens::ui

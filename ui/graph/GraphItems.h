@@ -1,0 +1,54 @@
+#pragma once
+// Scene items. They only paint what they were given; graph logic stays in core and the view.
+#include <QGraphicsItem>
+#include <QPainterPath>
+#include <QStringList>
+
+#include "graph/GraphSnapshot.h"
+
+namespace passlens::ui {
+
+class NodeItem : public QGraphicsItem {
+public:
+    enum { Type = UserType + 1 };
+    NodeItem(const layout::DisplayNode& node, const QRectF& rect);
+    int type() const override { return Type; }
+    QRectF boundingRect() const override;
+    void paint(QPainter* p, const QStyleOptionGraphicsItem* opt, QWidget* w) override;
+
+    uint32_t key() const { return key_; }
+    void setStyleOverride(const NodeStyle* style);
+    void setSearchHit(bool hit);
+
+private:
+    uint32_t key_;
+    QRectF rect_;
+    QString title_;
+    QStringList lines_;
+    int subtitleLines_ = 0;
+    QColor fill_, border_;
+    layout::DisplayNode::Kind kind_;
+    bool hasSubgraphs_;
+    std::optional<NodeStyle> override_;
+    bool searchHit_ = false;
+};
+
+class EdgeItem : public QGraphicsItem {
+public:
+    enum { Type = UserType + 2 };
+    EdgeItem(const layout::EdgePath& path, const QString& label);
+    int type() const override { return Type; }
+    QRectF boundingRect() const override { return bounds_; }
+    void paint(QPainter* p, const QStyleOptionGraphicsItem* opt, QWidget* w) override;
+    void setHighlighted(bool on);
+
+private:
+    QPainterPath path_;
+    QPolygonF arrow_;
+    QString label_;
+    QPointF labelPos_;
+    QRectF bounds_;
+    bool highlighted_ = false;
+};
+
+}  // namespace passlens::ui

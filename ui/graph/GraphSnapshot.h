@@ -1,0 +1,28 @@
+#pragma once
+// An immutable, laid-out picture of one graph: what the layout worker hands to the view.
+#include <QColor>
+#include <memory>
+
+#include "ir/Model.h"
+#include "layout/DisplayGraph.h"
+#include "layout/Layout.h"
+
+namespace passlens::ui {
+
+struct GraphSnapshot {
+    std::shared_ptr<const ir::Model> model;  ///< keeps `graph` alive
+    const ir::Graph* graph = nullptr;        ///< the main graph or a subgraph of `model`
+    layout::DisplayGraph display;
+    layout::LayoutResult layout;             ///< boxes/edges in the same order as `display`
+};
+using SnapshotPtr = std::shared_ptr<const GraphSnapshot>;
+
+/// Per-node decoration set from outside (diff states, highlights). Invalid colors keep the default.
+struct NodeStyle {
+    QColor fill, border;
+    qreal opacity = 1.0;       ///< e.g. a removed node drawn as a ghost
+    bool dashed = false;
+    QString badge;             ///< short text drawn at the box's top-right corner
+};
+
+}  // namespace passlens::ui

@@ -1,0 +1,275 @@
+#include "graph/GraphView.h"
+
+#include <QGraphicsScene>
+#include <QPainter>
+#include <QScrollBar>
+#include <QWheelEvent>
+#include <cmath>
+
+#include "graph/GraphItems.h"
+#include "graph/LayoutJob.h"
+#include "graph/Minimap.h"
+
+namespace passlens::ui {
+
+using layout::DisplayNode;
+
+GraphView::GraphView(QWidget* parent) : QGraphicsView(parent), scene_(new QGraphicsScene(this)) {
+    setScene(scene_);
+    setRenderHints(QPainter::Antialiasing | QPainter::TextAntialiasing);
+    setDragMode(ScrollHandDrag);
+    setTransformationAnchor(AnchorUnderMouse);
+    setViewportUpdateMode(SmartViewportUpdate);
+    setOptimizationFlags(DontSavePainterState | DontAdjustForAntialiasing);
+    setBackgroundBrush(QColor("#fbfbfd"));
+    setFrameShape(QFrame::NoFrame);
+    scene_->setItemIndexMethod(QGraphicsScene::BspTreeIndex);
+    connect(scene_, &QGraphicsScene::selectionChanged, this, &GraphView::onSelectionChanged);
+    minimap_ = new Minimap(this, this);
+    minimap_->resize(220, 160);
+    positionOverlays();
+}
+
+GraphView::~GraphView() = default;
+
+void GraphView::setSnapshot(SnapshotPtr snap) {
+    const QSignalBlocker block(scene_);
+    scene_->clear();
+    items_.clear();
+    edgesByNode_.clear();
+    searchHits_.clear();
+    snapshot_ = std::move(snap);
+    if (!snapshot_) return;
+    const auto& dg = snapshot_->display;
+    const auto& lr = snapshot_->layout;
+    for (size_t i = 0; i < dg.nodes.size(); ++i) {
+        const auto& r = lr.boxes[i].rect;
+        auto* item = new NodeItem(dg.nodes[i], QRectF(r.x, r.y, r.width, r.height));
+        scene_->addItem(item);
+        items_[dg.nodes[i].key] = item;
+        if (dg.nodes[i].kind == DisplayNode::Kind::Op) {
+            auto it = styles_.find(dg.nodes[i].node);
+            if (it != styles_.end()) item->setStyleOverride(&it->second);
+        }
+    }
+    for (size_t i = 0; i < dg.edges.size(); ++i) {
+        auto* item = new EdgeItem(lr.edges[i], QString::fromStdString(dg.edges[i].label));
+        scene_->addItem(item);
+        edgesByNode_[dg.edges[i].from].push_back(item);
+        edgesByNode_[dg.edges[i].to].push_back(item);
+    }
+    const auto& b = lr.bounds;
+    scene_->setSceneRect(QRectF(b.x, b.y, b.width, b.height).adjusted(-40, -40, 40, 40));
+    minimap_->refit();
+    fitAll();
+}
+
+int GraphView::operatorItemCount() const {
+    int n = 0;
+    for (const auto& [key, item] : items_)
+        if ((key & layout::kKeyTagMask) == 0) ++n;
+    return n;
+}
+
+NodeItem* GraphView::itemForNode(ir::NodeId id) const {
+    if (id == ir::kNone || (id & layout::kKeyTagMask)) return nullptr;
+    auto it = items_.find(id);
+    return it == items_.end() ? nullptr : it->second;
+}
+
+bool GraphView::selectNode(ir::NodeId id) {
+    NodeItem* item = itemForNode(id);
+    if (!item) return false;
+    scene_->clearSelection();
+    item->setSelected(true);
+    centerOnNode(id);
+    return true;
+}
+
+void GraphView::centerOnNode(ir::NodeId id) {
+    if (NodeItem* item = itemForNode(id)) {
+        // Zoom in to a readable scale if we are far out, then center.
+        if (transform().m11() < 0.8) {
+            resetTransform();
+            scale(1.0, 1.0);
+            emit zoomChanged(1.0);
+        }
+        centerOn(item);
+        minimap_->viewport()->update();
+    }
+}
+
+ir::NodeId GraphView::selectedNode() const {
+    for (QGraphicsItem* it : scene_->selectedItems())
+        if (it->type() == NodeItem::Type) {
+            uint32_t key = static_cast<NodeItem*>(it)->key();
+            if ((key & layout::kKeyTagMask) == 0) return key;
+        }
+    return ir::kNone;
+}
+
+void GraphView::onSelectionChanged() {
+    for (auto& [key, edges] : edgesByNode_)
+        for (EdgeItem* e : edges) e->setHighlighted(false);
+    auto sel = scene_->selectedItems();
+    if (sel.isEmpty()) {
+        emit nodeSelected(ir::kNone);
+        return;
+    }
+    auto* item = qgraphicsitem_cast<NodeItem*>(sel.front());
+    if (!item) return;
+    if (auto it = edgesByNode_.find(item->key()); it != edgesByNode_.end())
+        for (EdgeItem* e : it->second) e->setHighlighted(true);
+    uint32_t key = item->key();
+    if ((key & layout::kKeyTagMask) == 0) emit nodeSelected(key);
+    else emit valueSelected(key & ~layout::kKeyTagMask);
+}
+
+void GraphView::setNodeStyle(ir::NodeId id, const NodeStyle& style) {
+    styles_[id] = style;
+    if (NodeItem* item = itemForNode(id)) item->setStyleOverride(&styles_[id]);
+}
+
+void GraphView::clearNodeStyle(ir::NodeId id) {
+    styles_.erase(id);
+    if (NodeItem* item = itemForNode(id)) item->setStyleOverride(nullptr);
+}
+
+void GraphView::clearNodeStyles() {
+    for (auto& [id, s] : styles_)
+        if (NodeItem* item = itemForNode(id)) item->setStyleOverride(nullptr);
+    styles_.clear();
+}
+
+std::vector<ir::NodeId> GraphView::findNodes(const QString& text) const {
+    std::vector<ir::NodeId> out;
+    if (!snapshot_ || text.isEmpty()) return out;
+    const auto& g = *snapshot_->graph;
+    for (const auto& dn : snapshot_->display.nodes) {
+        if (dn.kind != DisplayNode::Kind::Op) continue;
+        const auto& n = g.node(dn.node);
+        if (QString::fromStdString(n.name).contains(text, Qt::CaseInsensitive) ||
+            QString::fromStdString(n.opType).contains(text, Qt::CaseInsensitive))
+            out.push_back(dn.node);
+    }
+    // Reading order: top to bottom, then left to right.
+    std::stable_sort(out.begin(), out.end(), [&](ir::NodeId a, ir::NodeId b) {
+        QPointF pa = items_.at(a)->boundingRect().center(), pb = items_.at(b)->boundingRect().center();
+        return pa.y() != pb.y() ? pa.y() < pb.y() : pa.x() < pb.x();
+    });
+    return out;
+}
+
+void GraphView::setSearchHits(const std::vector<ir::NodeId>& hits) {
+    for (NodeItem* i : searchHits_) i->setSearchHit(false);
+    searchHits_.clear();
+    for (ir::NodeId id : hits)
+        if (NodeItem* i = itemForNode(id)) {
+            i->setSearchHit(true);
+            searchHits_.push_back(i);
+        }
+}
+
+void GraphView::setLegendVisible(bool on) {
+    legendVisible_ = on;
+    viewport()->update();
+}
+
+void GraphView::setMinimapVisible(bool on) { minimap_->setVisible(on); }
+bool GraphView::minimapVisible() const { return minimap_->isVisible(); }
+
+void GraphView::scaleBy(double factor) {
+    const double current = transform().m11();
+    const double target = std::clamp(current * factor, 0.02, 6.0);
+    scale(target / current, target / current);
+    minimap_->viewport()->update();
+    emit zoomChanged(target);
+}
+
+void GraphView::zoomIn() { scaleBy(1.25); }
+void GraphView::zoomOut() { scaleBy(0.8); }
+
+void GraphView::fitAll() {
+    if (!snapshot_) return;
+    const auto& b = snapshot_->layout.bounds;
+    QRectF r(b.x, b.y, b.width, b.height);
+    fitInView(r.adjusted(-20, -20, 20, 20), Qt::KeepAspectRatio);
+    // Never blow small graphs up past a comfortable reading size.
+    if (transform().m11() > 1.6) {
+        resetTransform();
+        scale(1.6, 1.6);
+        centerOn(r.center());
+    }
+    minimap_->viewport()->update();
+    emit zoomChanged(transform().m11());
+}
+
+void GraphView::wheelEvent(QWheelEvent* e) {
+    if (e->modifiers() & Qt::ControlModifier || true) {
+        const double steps = e->angleDelta().y() / 120.0;
+        scaleBy(std::pow(1.15, steps));
+        e->accept();
+    }
+}
+
+void GraphView::mouseDoubleClickEvent(QMouseEvent* e) {
+    if (auto* item = qgraphicsitem_cast<NodeItem*>(itemAt(e->pos()))) {
+        uint32_t key = item->key();
+        if ((key & layout::kKeyTagMask) == 0 && snapshot_ && snapshot_->graph->node(key).hasSubgraphs()) {
+            emit subgraphRequested(key);
+            return;
+        }
+    }
+    QGraphicsView::mouseDoubleClickEvent(e);
+}
+
+void GraphView::resizeEvent(QResizeEvent* e) {
+    QGraphicsView::resizeEvent(e);
+    positionOverlays();
+}
+
+void GraphView::scrollContentsBy(int dx, int dy) {
+    QGraphicsView::scrollContentsBy(dx, dy);
+    minimap_->viewport()->update();
+}
+
+void GraphView::positionOverlays() {
+    const int margin = 12;
+    minimap_->move(viewport()->width() - minimap_->width() - margin, viewport()->height() - minimap_->height() - margin);
+}
+
+void GraphView::drawForeground(QPainter* p, const QRectF&) {
+    if (!legendVisible_ || !snapshot_) return;
+    // The legend lists only the categories present, in a fixed corner of the viewport.
+    std::vector<layout::OpCategory> present;
+    for (auto c : layout::allCategories())
+        for (const auto& n : snapshot_->display.nodes)
+            if (n.category == c) { present.push_back(c); break; }
+    p->save();
+    p->resetTransform();
+    QFont f("DejaVu Sans");
+    f.setPixelSize(12);
+    p->setFont(f);
+    QFontMetrics fm(f);
+    int w = 0;
+    for (auto c : present) w = std::max(w, fm.horizontalAdvance(layout::styleOf(c).name));
+    const int row = fm.height() + 6, boxW = w + 44, boxH = int(present.size()) * row + 14;
+    QRect frame(12, 12, boxW, boxH);
+    p->setRenderHint(QPainter::Antialiasing);
+    p->setPen(QColor("#c8ccd2"));
+    p->setBrush(QColor(255, 255, 255, 235));
+    p->drawRoundedRect(frame, 6, 6);
+    int y = frame.top() + 8;
+    for (auto c : present) {
+        const auto& s = layout::styleOf(c);
+        p->setPen(QPen(QColor(s.border), 1.4));
+        p->setBrush(QColor(s.fill));
+        p->drawRoundedRect(QRect(frame.left() + 10, y + 2, 18, row - 8), 3, 3);
+        p->setPen(QColor("#1d2330"));
+        p->drawText(QRect(frame.left() + 36, y, w + 4, row - 4), Qt::AlignVCenter | Qt::AlignLeft, s.name);
+        y += row;
+    }
+    p->restore();
+}
+
+}  // namespace passlens::ui

@@ -1,0 +1,83 @@
+#pragma once
+// Interactive view of one graph snapshot: pan/zoom/fit, find, selection, per-node style overrides,
+// a legend and a minimap. Keyed by NodeId, so other views (pass stepper, dominator tree, memory)
+// can link their selection to it.
+#include <QGraphicsView>
+#include <QHash>
+#include <unordered_map>
+
+#include "graph/GraphSnapshot.h"
+
+class QGraphicsScene;
+
+namespace passlens::ui {
+
+class NodeItem;
+class EdgeItem;
+class Minimap;
+
+class GraphView : public QGraphicsView {
+    Q_OBJECT
+public:
+    explicit GraphView(QWidget* parent = nullptr);
+    ~GraphView() override;
+
+    /// Replaces the drawing (GUI thread). Keeps style overrides whose node still exists.
+    void setSnapshot(SnapshotPtr snapshot);
+    SnapshotPtr snapshot() const { return snapshot_; }
+
+    /// Number of operator boxes (not inputs/outputs/constants) currently in the scene.
+    int operatorItemCount() const;
+    int itemCountForKey(uint32_t key) const { return items_.count(key); }
+    NodeItem* itemForNode(ir::NodeId id) const;
+
+    bool selectNode(ir::NodeId id);   ///< selects and centers; false if the node is not drawn
+    void centerOnNode(ir::NodeId id);
+    ir::NodeId selectedNode() const;
+
+    void setNodeStyle(ir::NodeId id, const NodeStyle& style);
+    void clearNodeStyle(ir::NodeId id);
+    void clearNodeStyles();
+
+    /// Nodes whose name or op type contains `text` (case-insensitive), in layout order.
+    std::vector<ir::NodeId> findNodes(const QString& text) const;
+    void setSearchHits(const std::vector<ir::NodeId>& hits);
+
+    void setLegendVisible(bool on);
+    void setMinimapVisible(bool on);
+    bool minimapVisible() const;
+
+public slots:
+    void zoomIn();
+    void zoomOut();
+    void fitAll();
+
+signals:
+    void nodeSelected(ir::NodeId id);        ///< kNone when the selection is cleared
+    void valueSelected(ir::ValueId id);      ///< an input/output/constant box was selected
+    void subgraphRequested(ir::NodeId id);   ///< double-click on an If/Loop/Scan
+    void zoomChanged(double factor);
+
+protected:
+    void wheelEvent(QWheelEvent* e) override;
+    void mouseDoubleClickEvent(QMouseEvent* e) override;
+    void resizeEvent(QResizeEvent* e) override;
+    void drawForeground(QPainter* p, const QRectF& rect) override;
+    void scrollContentsBy(int dx, int dy) override;
+
+private:
+    void onSelectionChanged();
+    void scaleBy(double factor);
+    void positionOverlays();
+
+    QGraphicsScene* scene_;
+    SnapshotPtr snapshot_;
+    std::unordered_map<uint32_t, NodeItem*> items_;  ///< by display key
+    std::unordered_map<uint32_t, std::vector<EdgeItem*>> edgesByNode_;
+    std::unordered_map<ir::NodeId, NodeStyle> styles_;
+    std::vector<NodeItem*> searchHits_;
+    Minimap* minimap_ = nullptr;
+    bool legendVisible_ = true;
+};
+
+}  // namespace passlens::ui

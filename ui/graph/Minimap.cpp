@@ -1,0 +1,42 @@
+#include "graph/Minimap.h"
+
+#include <QMouseEvent>
+
+namespace passlens::ui {
+
+Minimap::Minimap(QGraphicsView* main, QWidget* parent) : QGraphicsView(main->scene(), parent), main_(main) {
+    setInteractive(false);
+    setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    setVerticalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    setFrameShape(QFrame::Box);
+    setStyleSheet("background: rgba(255,255,255,230); border: 1px solid #c8ccd2;");
+    setRenderHint(QPainter::Antialiasing, false);
+    setCursor(Qt::PointingHandCursor);
+}
+
+void Minimap::refit() {
+    if (scene()) fitInView(scene()->sceneRect(), Qt::KeepAspectRatio);
+    viewport()->update();
+}
+
+void Minimap::resizeEvent(QResizeEvent* e) {
+    QGraphicsView::resizeEvent(e);
+    refit();
+}
+
+void Minimap::drawForeground(QPainter* p, const QRectF&) {
+    QRectF visible = main_->mapToScene(main_->viewport()->rect()).boundingRect();
+    p->setPen(QPen(QColor("#1f6feb"), 0));
+    p->setBrush(QColor(31, 111, 235, 40));
+    p->drawRect(visible);
+}
+
+void Minimap::mousePressEvent(QMouseEvent* e) {
+    main_->centerOn(mapToScene(e->position().toPoint()));
+}
+
+void Minimap::mouseMoveEvent(QMouseEvent* e) {
+    if (e->buttons() & Qt::LeftButton) main_->centerOn(mapToScene(e->position().toPoint()));
+}
+
+}  // namespace passlens::ui
