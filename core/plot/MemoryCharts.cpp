@@ -70,13 +70,18 @@ ArenaChartGeometry layoutArenaChart(const memory::MemoryPlan& plan, const PlotAr
         if (plan.buffers[i].value != ir::kNone) bufferOfValue[plan.buffers[i].value] = i;
     for (size_t i = 0; i < plan.buffers.size(); ++i) {
         const auto& b = plan.buffers[i];
-        if (!b.inplaceOf) continue;
-        auto it = bufferOfValue.find(*b.inplaceOf);
-        if (it == bufferOfValue.end()) continue;
-        const auto& a = plan.buffers[it->second];
+        size_t host;
+        if (b.inplaceOfIndex >= 0 && static_cast<size_t>(b.inplaceOfIndex) < plan.buffers.size()) {
+            host = static_cast<size_t>(b.inplaceOfIndex);  // planners keep buffers[i] ↔ lifetimes[i]
+        } else if (b.inplaceOf && bufferOfValue.count(*b.inplaceOf)) {
+            host = bufferOfValue[*b.inplaceOf];
+        } else {
+            continue;
+        }
+        const auto& a = plan.buffers[host];
         if (a.offset != b.offset || a.last != b.first) continue;
         double mid = g.x.toPixel(b.first + 0.5);
-        Rect& ra = g.rects[it->second].rect;
+        Rect& ra = g.rects[host].rect;
         Rect& rb = g.rects[i].rect;
         ra.width = mid - ra.x;
         rb.width = rb.x + rb.width - mid;
