@@ -132,6 +132,8 @@ void MemoryChartWidget::paintXAxis(QPainter& p, const plot::PlotArea& a, const s
         p.drawText(QPointF(t.pixel - w / 2, a.bottom() + 5 + fm.ascent()), label);
     }
     QString title = "schedule step";
+    int first = plot::firstActiveStep(*plan_);
+    if (first > 0) title += QString("  (steps 0–%1 allocate no arena memory and are not shown)").arg(first - 1);
     p.drawText(QRectF(a.left, a.bottom() + 6 + fm.height(), a.width, fm.height()), Qt::AlignHCenter, title);
 }
 
@@ -230,10 +232,12 @@ void MemoryChartWidget::paintLiveBytes(QPainter& p, const plot::PlotArea& a) con
         p.strokePath(line, QPen(QColor(40, 90, 180), 1.5));
         p.setRenderHint(QPainter::Antialiasing, false);
     }
-    p.setPen(QPen(QColor(20, 140, 60), 1.5, Qt::DashLine));
-    p.drawLine(QPointF(a.left, s.lowerBoundY), QPointF(a.right(), s.lowerBoundY));
-    p.setPen(QPen(QColor(200, 40, 40), 1.5, Qt::DashLine));
+    // Arena first, lower bound on top with a shorter dash: when the plan is optimal they coincide
+    // and both stay visible as one red-green line.
+    p.setPen(QPen(QColor(200, 40, 40), 2, Qt::DashLine));
     p.drawLine(QPointF(a.left, s.arenaY), QPointF(a.right(), s.arenaY));
+    p.setPen(QPen(QColor(20, 140, 60), 2, Qt::DotLine));
+    p.drawLine(QPointF(a.left, s.lowerBoundY), QPointF(a.right(), s.lowerBoundY));
     if (hovered_ >= 0) {
         double x0 = s.x.toPixel(hovered_), x1 = s.x.toPixel(hovered_ + 1);
         p.fillRect(QRectF(x0, a.top, std::max(1.0, x1 - x0), a.height), QColor(0, 0, 0, 40));
@@ -272,8 +276,11 @@ void MemoryChartWidget::paintLegend(QPainter& p, const QRectF& bounds) const {
                    .arg(src));
     } else {
         swatch(QColor(40, 90, 180), false, "live bytes");
-        swatch(QColor(20, 140, 60), true, "lower bound " + bytesText(static_cast<double>(pl.lowerBoundBytes)));
         swatch(QColor(200, 40, 40), true, "arena " + bytesText(static_cast<double>(pl.arenaBytes)));
+        swatch(QColor(20, 140, 60), true, "lower bound " + bytesText(static_cast<double>(pl.lowerBoundBytes)));
+        if (plan_->lowerBoundBytes > 0)
+            swatch(Qt::transparent, false,
+                   QString("arena / lower bound = %1").arg(double(pl.arenaBytes) / double(pl.lowerBoundBytes), 0, 'f', 3));
     }
 }
 

@@ -276,9 +276,9 @@ QString MemoryView::totalsText() const {
                         .arg(p->scheduleNames.size())
                         .arg(p->buffers.size());
     auto arenaLine = [&](const memory::MemoryPlan& q) {
-        return QString("<b>arena (%1)</b> %2 = %3× lower bound, %4× naive")
+        return QString("<b>arena (%1)</b> %2 = %3× lower bound, %4× smaller than naive")
             .arg(QString::fromStdString(q.planner).toHtmlEscaped(), bytesText(q.arenaBytes),
-                 ratio(q.arenaBytes, q.lowerBoundBytes), ratio(q.arenaBytes, q.naiveBytes));
+                 ratio(q.arenaBytes, q.lowerBoundBytes), ratio(q.naiveBytes, q.arenaBytes));
     };
     QString arenas = arenaLine(*p);
     if (snapshot_.compare) arenas += " &nbsp;|&nbsp; " + arenaLine(*snapshot_.compare);
