@@ -7,12 +7,14 @@
 
 namespace passlens::plot {
 
+int firstActiveStep(const memory::MemoryPlan& plan);
+
 namespace {
 constexpr int kMaxXTicks = 12;
 constexpr int kMaxYTicks = 8;
 
-LinearScale stepScale(int steps, const PlotArea& a) {
-    return {0, static_cast<double>(steps), a.left, a.right()};
+LinearScale stepScale(const memory::MemoryPlan& plan, const PlotArea& a) {
+    return {static_cast<double>(firstActiveStep(plan)), static_cast<double>(stepCount(plan)), a.left, a.right()};
 }
 
 /// y domain top: the largest value rounded up to the next byte tick, so the top tick is labeled.
@@ -25,6 +27,14 @@ double niceTop(double maxValue) {
     return top;
 }
 }  // namespace
+
+int firstActiveStep(const memory::MemoryPlan& plan) {
+    int first = stepCount(plan) - 1;
+    bool any = false;
+    for (const auto& b : plan.buffers) { first = std::min(first, b.first); any = true; }
+    for (const auto& t : plan.lifetimes) { first = std::min(first, t.first); any = true; }
+    return any ? std::max(first, 0) : 0;
+}
 
 int stepCount(const memory::MemoryPlan& plan) {
     int steps = static_cast<int>(std::max(plan.scheduleNames.size(), plan.liveBytesPerStep.size()));
@@ -49,10 +59,9 @@ std::vector<int64_t> assignBands(const std::vector<memory::BufferAssignment>& bu
 
 ArenaChartGeometry layoutArenaChart(const memory::MemoryPlan& plan, const PlotArea& area) {
     ArenaChartGeometry g;
-    int steps = stepCount(plan);
     int64_t top = plan.arenaBytes;
     for (const auto& b : plan.buffers) top = std::max(top, b.offset + b.bytes);
-    g.x = stepScale(steps, area);
+    g.x = stepScale(plan, area);
     g.y = {0, niceTop(static_cast<double>(top)), area.bottom(), area.top};
     std::vector<int> bandOf;
     g.bandOffsets = assignBands(plan.buffers, &bandOf);
@@ -106,7 +115,6 @@ int ArenaChartGeometry::hitTest(double px, double py) const {
 
 LifetimeChartGeometry layoutLifetimeChart(const memory::MemoryPlan& plan, const PlotArea& area) {
     LifetimeChartGeometry g;
-    int steps = stepCount(plan);
     std::vector<int> order(plan.lifetimes.size());
     std::iota(order.begin(), order.end(), 0);
     std::stable_sort(order.begin(), order.end(), [&](int a, int b) {
@@ -115,7 +123,7 @@ LifetimeChartGeometry layoutLifetimeChart(const memory::MemoryPlan& plan, const 
         return ta.last < tb.last;
     });
     int rows = std::max<int>(1, static_cast<int>(order.size()));
-    g.x = stepScale(steps, area);
+    g.x = stepScale(plan, area);
     g.y = {0, static_cast<double>(rows), area.top, area.bottom()};
     for (int row = 0; row < static_cast<int>(order.size()); ++row) {
         const auto& t = plan.lifetimes[order[row]];
@@ -143,15 +151,14 @@ int LifetimeChartGeometry::hitTest(double px, double py) const {
 
 LiveBytesSeries layoutLiveBytes(const memory::MemoryPlan& plan, const PlotArea& area) {
     LiveBytesSeries s;
-    int steps = stepCount(plan);
     const auto& live = plan.liveBytesPerStep;
     for (size_t i = 0; i < live.size(); ++i)
         if (live[i] > s.maxLive) { s.maxLive = live[i]; s.peakStep = static_cast<int>(i); }
     double top = std::max<double>({static_cast<double>(s.maxLive), static_cast<double>(plan.arenaBytes),
                                    static_cast<double>(plan.lowerBoundBytes)});
-    s.x = stepScale(steps, area);
+    s.x = stepScale(plan, area);
     s.y = {0, niceTop(top), area.bottom(), area.top};
-    for (size_t i = 0; i < live.size(); ++i) {
+    for (size_t i = static_cast<size_t>(s.x.domainStart); i < live.size(); ++i) {
         double y = s.y.toPixel(static_cast<double>(live[i]));
         s.curve.push_back({s.x.toPixel(static_cast<double>(i)), y});
         s.curve.push_back({s.x.toPixel(static_cast<double>(i + 1)), y});
@@ -165,7 +172,7 @@ LiveBytesSeries layoutLiveBytes(const memory::MemoryPlan& plan, const PlotArea& 
 
 int LiveBytesSeries::stepAt(double px) const {
     double v = x.toDomain(px);
-    if (v < 0 || v >= x.domainEnd) return -1;
+    if (v < x.domainStart || v >= x.domainEnd) return -1;
     return static_cast<int>(v);
 }
 

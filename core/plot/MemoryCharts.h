@@ -5,7 +5,7 @@
 //   timeline); buffers starting at the same offset share a band (and a color);
 // - live-bytes series: bytes live at each step as a step curve, with the lower bound and the
 //   planned arena as horizontal lines.
-// A step s spans [s, s+1) on the x axis, so a buffer living [first, last] covers [first, last+1);
+// The x axes run from firstActiveStep to the last step. A step s spans [s, s+1) on the x axis, so a buffer living [first, last] covers [first, last+1);
 // an in-place pair splits its hand-off step at s + 0.5, so rectangles never overlap.
 #include <cstdint>
 #include <string>
@@ -83,5 +83,8 @@ LiveBytesSeries layoutLiveBytes(const memory::MemoryPlan& plan, const PlotArea& 
 
 /// Number of schedule steps of a plan (at least 1 so scales never collapse).
 int stepCount(const memory::MemoryPlan& plan);
+/// First step that produces a planned tensor. The x axes start there: on real models the first
+/// hundreds of steps are often Constant nodes that allocate nothing in the arena.
+int firstActiveStep(const memory::MemoryPlan& plan);
 
 }  // namespace passlens::plot

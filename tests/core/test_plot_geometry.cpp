@@ -243,3 +243,24 @@ TEST(PlotArena, InplacePairSplitsTheHandOffStep) {
     EXPECT_EQ(g.hitTest(g.x.toPixel(2.25), g.y.toPixel(200)), 1);
     EXPECT_EQ(g.hitTest(g.x.toPixel(2.75), g.y.toPixel(200)), 3);
 }
+
+TEST(PlotLiveBytes, AxesStartAtTheFirstStepThatAllocates) {
+    memory::MemoryPlan p = smallPlan();
+    // Two leading steps that only make constants: every tensor moves two steps later.
+    p.scheduleNames.insert(p.scheduleNames.begin(), {"const0", "const1"});
+    p.liveBytesPerStep.insert(p.liveBytesPerStep.begin(), {0, 0});
+    for (auto& b : p.buffers) { b.first += 2; b.last += 2; }
+    for (auto& t : p.lifetimes) { t.first += 2; t.last += 2; }
+    EXPECT_EQ(firstActiveStep(p), 2);
+    EXPECT_EQ(stepCount(p), 6);
+    auto s = layoutLiveBytes(p, kArea);
+    EXPECT_DOUBLE_EQ(s.x.toPixel(2), kArea.left);
+    EXPECT_EQ(s.curve.size(), 8u);  // the empty leading steps are not drawn
+    EXPECT_EQ(s.stepAt(kArea.left + 1), 2);
+    EXPECT_EQ(s.stepAt(kArea.left - 1), -1);
+    auto a = layoutArenaChart(p, kArea);
+    EXPECT_DOUBLE_EQ(a.rects[0].rect.x, kArea.left);
+    auto l = layoutLifetimeChart(p, kArea);
+    EXPECT_DOUBLE_EQ(l.bars[0].rect.x, kArea.left);
+    EXPECT_EQ(firstActiveStep(memory::MemoryPlan{}), 0);
+}

@@ -214,6 +214,9 @@ private slots:
         view.show();
         QVERIFY(QTest::qWaitForWindowExposed(&view));
         QVERIFY(showPlan(view, m, "PP-OCRv4 rec (1×3×48×320)", "share", "greedy-size"));
+        QVERIFY(view.totalsText().contains("arena (share)"));
+        QVERIFY(view.totalsText().contains("arena (greedy-size)"));
+        QTest::qWait(100);  // let the layout settle after the new totals text
         QImage shot = view.grab().toImage();
         QCOMPARE(shot.size(), QSize(1920, 1080));
         QString full = QString(PASSLENS_SCREENSHOT_DIR) + "/memory-view-1920x1080.png";
