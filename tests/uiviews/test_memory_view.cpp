@@ -1,0 +1,230 @@
+// The memory view on the offscreen platform: the buffer table passes Qt's model tester, the arena
+// chart draws one rectangle per planned buffer (teaching example and PP-OCRv4 rec), clicking a
+// rectangle's center emits that buffer's value and its producer/consumers, exports write PNG/SVG,
+// cancel drops a result, and a 1920×1080 screenshot compares two planners side by side.
+#include <QAbstractItemModelTester>
+#include <QDir>
+#include <QFile>
+#include <QImage>
+#include <QSignalSpy>
+#include <QTemporaryDir>
+#include <QtTest>
+#include <algorithm>
+
+#include "examples/Examples.h"
+#include "memory/BufferTableModel.h"
+#include "memory/MemoryChartWidget.h"
+#include "memory/MemoryPlan.h"
+#include "memory/MemoryView.h"
+#include "onnx/Import.h"
+
+using namespace passlens;
+using passlens::ui::BufferTableModel;
+using passlens::ui::MemoryChartWidget;
+using passlens::ui::MemoryView;
+
+namespace {
+
+std::shared_ptr<const ir::Model> example(const char* id) {
+    const auto* ex = examples::find(id);
+    if (!ex) return nullptr;
+    return std::make_shared<const ir::Model>(ex->build());
+}
+
+std::shared_ptr<const ir::Model> ocrRec() {
+    onnxio::ImportOptions o;
+    o.pinnedDims = {{"p2o.DynamicDimension.0", 1}, {"p2o.DynamicDimension.1", 320}};
+    return std::make_shared<const ir::Model>(
+        onnxio::importModelFile(std::string(PASSLENS_MODELS_DIR) + "/ch_PP-OCRv4_rec_infer.onnx", o));
+}
+
+bool showPlan(MemoryView& view, std::shared_ptr<const ir::Model> m, const QString& title, const QString& primary,
+              const QString& compare) {
+    QSignalSpy ready(&view, &MemoryView::planReady);
+    view.setPlanners(primary, compare);
+    view.setGraph(m, &m->graph, title);
+    return ready.count() > 0 || ready.wait(30000);
+}
+
+}  // namespace
+
+class MemoryViewTest : public QObject {
+    Q_OBJECT
+private slots:
+    void initTestCase() { QDir().mkpath(PASSLENS_SCREENSHOT_DIR); }
+
+    void bufferTableModelPassesModelTester() {
+        auto m = example("conv_bn_relu");
+        QVERIFY(m);
+        BufferTableModel model;
+        QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        QCOMPARE(model.rowCount(), 0);
+        auto plan = std::make_shared<const memory::MemoryPlan>(memory::planMemory(*m, m->graph, {"share"}));
+        model.setPlan(plan);
+        QCOMPARE(model.rowCount(), static_cast<int>(plan->buffers.size()));
+        QCOMPARE(model.columnCount(), static_cast<int>(BufferTableModel::ColumnCount));
+        for (int r = 0; r < model.rowCount(); ++r) {
+            const auto& b = plan->buffers[r];
+            QCOMPARE(model.data(model.index(r, BufferTableModel::Bytes), Qt::UserRole).toLongLong(), b.bytes);
+            QCOMPARE(model.data(model.index(r, BufferTableModel::Offset), Qt::UserRole).toLongLong(), b.offset);
+            QCOMPARE(model.data(model.index(r, BufferTableModel::First), Qt::UserRole).toInt(), b.first);
+            QCOMPARE(model.data(model.index(r, BufferTableModel::Last), Qt::UserRole).toInt(), b.last);
+            QVERIFY(model.data(model.index(r, BufferTableModel::Value)).toString().size() > 0);
+        }
+        auto rec = ocrRec();
+        model.setPlan(std::make_shared<const memory::MemoryPlan>(memory::planMemory(*rec, rec->graph, {"greedy-size"})));
+        QVERIFY(model.rowCount() > 100);
+        model.setPlan(nullptr);
+        QCOMPARE(model.rowCount(), 0);
+    }
+
+    void exampleDrawsOneRectanglePerBuffer() {
+        auto m = example("conv_bn_relu");
+        MemoryView view;
+        view.resize(1400, 900);
+        view.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&view));
+        QVERIFY(showPlan(view, m, "conv_bn_relu", "naive", ""));
+        auto expected = memory::planMemory(*m, m->graph, {"naive"});
+        const auto* shown = view.snapshot().primary.get();
+        QVERIFY(shown);
+        QCOMPARE(shown->arenaBytes, expected.arenaBytes);
+        QVERIFY(expected.buffers.size() > 0);
+        QCOMPARE(view.arenaChart(0)->drawnItemCount(), static_cast<int>(expected.buffers.size()));
+        QCOMPARE(view.lifetimeChart()->drawnItemCount(), static_cast<int>(expected.lifetimes.size()));
+        QCOMPARE(view.bufferModel()->rowCount(), static_cast<int>(expected.buffers.size()));
+        QVERIFY(!view.arenaChart(1)->isVisible());  // no comparison asked for
+        QVERIFY(view.totalsText().contains("lower bound"));
+    }
+
+    void realModelDrawsOneRectanglePerBufferForBothPlanners() {
+        auto m = ocrRec();
+        MemoryView view;
+        view.resize(1600, 1000);
+        view.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&view));
+        QVERIFY(showPlan(view, m, "PP-OCRv4 rec", "share", "greedy-size"));
+        const auto& s = view.snapshot();
+        QVERIFY(s.primary && s.compare);
+        QCOMPARE(QString::fromStdString(s.primary->planner), QString("share"));
+        QCOMPARE(QString::fromStdString(s.compare->planner), QString("greedy-size"));
+        QVERIFY(s.primary->buffers.size() > 100);
+        QCOMPARE(view.arenaChart(0)->drawnItemCount(), static_cast<int>(s.primary->buffers.size()));
+        QCOMPARE(view.arenaChart(1)->drawnItemCount(), static_cast<int>(s.compare->buffers.size()));
+        QVERIFY(view.arenaChart(1)->isVisible());
+        // The comparison is the same lifetimes placed by the other planner.
+        auto direct = memory::planMemory(*m, m->graph, {"greedy-size"});
+        QCOMPARE(s.compare->arenaBytes, direct.arenaBytes);
+        QCOMPARE(s.compare->buffers.size(), direct.buffers.size());
+        QVERIFY(!memory::validatePlan(s.compare->lifetimes, s.compare->buffers, s.compare->arenaBytes));
+    }
+
+    void clickingABufferEmitsItsValueAndNodes() {
+        for (const char* which : {"example", "rec"}) {
+            auto m = std::string(which) == "rec" ? ocrRec() : example("conv_bn_relu");
+            MemoryView view;
+            view.resize(1600, 1000);
+            view.show();
+            QVERIFY(QTest::qWaitForWindowExposed(&view));
+            QVERIFY(showPlan(view, m, which, "greedy-size", ""));
+            MemoryChartWidget* chart = view.arenaChart(0);
+            const auto& plan = *view.snapshot().primary;
+            QSignalSpy values(&view, &MemoryView::valueClicked);
+            QSignalSpy nodes(&view, &MemoryView::nodesRequested);
+            int clicked = 0, named = 0;
+            for (const auto& b : plan.buffers) named += b.value != ir::kNone;
+            for (int i = 0; i < static_cast<int>(plan.buffers.size()) && clicked < 40; ++i) {
+                const auto& b = plan.buffers[i];
+                if (b.value == ir::kNone) continue;
+                QPoint c = chart->itemCenter(i).toPoint();
+                if (chart->itemAt(c) != i) continue;  // sub-pixel buffers hide under neighbours
+                values.clear();
+                nodes.clear();
+                QTest::mouseClick(chart, Qt::LeftButton, {}, c);
+                QCOMPARE(values.count(), 1);
+                QCOMPARE(values.at(0).at(0).value<ir::ValueId>(), b.value);
+                QCOMPARE(nodes.count(), 1);
+                auto ids = nodes.at(0).at(0).value<std::vector<ir::NodeId>>();
+                const auto& v = m->graph.value(b.value);
+                QVERIFY(!ids.empty());
+                QCOMPARE(ids.front(), v.producer);
+                for (ir::NodeId c2 : v.consumers) QVERIFY(std::find(ids.begin(), ids.end(), c2) != ids.end());
+                QVERIFY(chart->describeAt(c).contains(QString::fromStdString(b.name).toHtmlEscaped()));
+                ++clicked;
+            }
+            // Every buffer of the small example is clickable; on the real model at least 40 are.
+            QVERIFY2(named > 0, which);
+            QCOMPARE(clicked, std::min(named, 40));
+            // Empty space emits nothing.
+            values.clear();
+            QTest::mouseClick(chart, Qt::LeftButton, {}, QPoint(2, 2));
+            QCOMPARE(values.count(), 0);
+        }
+    }
+
+    void exportsPngAndSvg() {
+        auto m = example("conv_bn_relu");
+        MemoryView view;
+        view.resize(1200, 800);
+        view.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&view));
+        QVERIFY(showPlan(view, m, "conv_bn_relu", "share", ""));
+        QTemporaryDir dir;
+        for (MemoryChartWidget* chart : {view.lifetimeChart(), view.arenaChart(0), view.liveBytesChart(0)}) {
+            QString png = dir.filePath(chart->objectName() + ".png");
+            QString svg = dir.filePath(chart->objectName() + ".svg");
+            QVERIFY(chart->exportPng(png, QSize(900, 400)));
+            QVERIFY(chart->exportSvg(svg, QSize(900, 400)));
+            QImage image(png);
+            QCOMPARE(image.size(), QSize(900, 400));
+            QFile f(svg);
+            QVERIFY(f.open(QIODevice::ReadOnly));
+            QByteArray text = f.readAll();
+            QVERIFY(text.contains("<svg"));
+            QVERIFY(text.contains("schedule step"));  // axis text is real text in the SVG
+        }
+    }
+
+    void cancelDropsTheRunningResult() {
+        auto m = ocrRec();
+        MemoryView view;
+        QSignalSpy ready(&view, &MemoryView::planReady);
+        view.setGraph(m, &m->graph, "rec");
+        view.cancelPlanning();
+        QTRY_VERIFY_WITH_TIMEOUT(!view.isPlanning(), 30000);
+        QTest::qWait(50);
+        QCOMPARE(ready.count(), 0);
+        QVERIFY(!view.snapshot().primary);
+        view.setPlanners("share", "");  // usable again
+        QVERIFY(ready.wait(30000));
+        QVERIFY(view.snapshot().primary);
+    }
+
+    void unknownPlannerIsAnErrorNotACrash() {
+        auto m = example("conv_bn_relu");
+        auto s = ui::planSnapshot(*m, m->graph, "bogus", "", memory::ScheduleKind::Model);
+        QVERIFY(!s.primary);
+        QVERIFY(s.error.contains("unknown planner"));
+    }
+
+    void screenshotTwoPlannersSideBySide() {
+        auto m = ocrRec();
+        MemoryView view;
+        view.resize(1920, 1080);
+        view.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&view));
+        QVERIFY(showPlan(view, m, "PP-OCRv4 rec (1×3×48×320)", "share", "greedy-size"));
+        QVERIFY(view.totalsText().contains("arena (share)"));
+        QVERIFY(view.totalsText().contains("arena (greedy-size)"));
+        QTest::qWait(100);  // let the layout settle after the new totals text
+        QImage shot = view.grab().toImage();
+        QCOMPARE(shot.size(), QSize(1920, 1080));
+        QString full = QString(PASSLENS_SCREENSHOT_DIR) + "/memory-view-1920x1080.png";
+        QString small = QString(PASSLENS_SCREENSHOT_DIR) + "/memory-view.png";
+        QVERIFY(shot.save(full));
+        QVERIFY(shot.scaled(1280, 720, Qt::KeepAspectRatio, Qt::SmoothTransformation).save(small));
+    }
+};
+
+QTEST_MAIN(MemoryViewTest)
+#include "test_memory_view.moc"

@@ -1,0 +1,304 @@
+#include "memory/MemoryView.h"
+
+#include <QComboBox>
+#include <QGridLayout>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QProgressBar>
+#include <QPushButton>
+#include <QSortFilterProxyModel>
+#include <QTabWidget>
+#include <QTableView>
+#include <QVBoxLayout>
+#include <QtConcurrent/QtConcurrentRun>
+#include <algorithm>
+#include <exception>
+
+#include "ir/Error.h"
+#include "memory/BufferTableModel.h"
+#include "memory/MemoryChartWidget.h"
+#include "plot/Scale.h"
+
+namespace passlens::ui {
+
+namespace {
+QString bytesText(int64_t b) { return QString::fromStdString(plot::formatBytes(static_cast<double>(b))); }
+}  // namespace
+
+PlanSnapshot planSnapshot(const ir::Model& model, const ir::Graph& graph, const QString& primary, const QString& compare,
+                          memory::ScheduleKind schedule) {
+    PlanSnapshot s;
+    try {
+        memory::PlanOptions o;
+        o.schedule = schedule;
+        o.planner = primary.toStdString();
+        s.primary = std::make_shared<const memory::MemoryPlan>(memory::planMemory(model, graph, o));
+        if (!compare.isEmpty()) {
+            // Same schedule and lifetimes: only the placement differs, so plan the lifetime set.
+            auto other = memory::planLifetimes(s.primary->lifetimes, compare.toStdString());
+            memory::MemoryPlan full = *s.primary;  // totals, schedule, lifetimes are shared facts
+            full.planner = other.planner;
+            full.arenaBytes = other.arenaBytes;
+            full.buffers = std::move(other.buffers);
+            s.compare = std::make_shared<const memory::MemoryPlan>(std::move(full));
+        }
+    } catch (const std::exception& e) {
+        s.primary.reset();
+        s.compare.reset();
+        s.error = QString::fromUtf8(e.what());
+    }
+    return s;
+}
+
+MemoryView::MemoryView(QWidget* parent) : QWidget(parent) {
+    setObjectName("memoryView");
+    auto* root = new QVBoxLayout(this);
+    root->setContentsMargins(6, 6, 6, 6);
+
+    auto* bar = new QHBoxLayout;
+    plannerBox_ = new QComboBox(this);
+    plannerBox_->setObjectName("plannerBox");
+    compareBox_ = new QComboBox(this);
+    compareBox_->setObjectName("compareBox");
+    compareBox_->addItem("(none)", QString());
+    for (const auto& name : memory::plannerNames()) {
+        plannerBox_->addItem(QString::fromStdString(name), QString::fromStdString(name));
+        compareBox_->addItem(QString::fromStdString(name), QString::fromStdString(name));
+    }
+    plannerBox_->setCurrentText("best");
+    scheduleBox_ = new QComboBox(this);
+    scheduleBox_->addItem("model order", static_cast<int>(memory::ScheduleKind::Model));
+    scheduleBox_->addItem("memory-aware order", static_cast<int>(memory::ScheduleKind::MemoryAware));
+    busy_ = new QProgressBar(this);
+    busy_->setRange(0, 0);  // the planners report no progress: show activity only
+    busy_->setMaximumWidth(120);
+    busy_->setVisible(false);
+    cancel_ = new QPushButton("Cancel", this);
+    cancel_->setToolTip("Discard the running plan (the planner finishes in the background)");
+    cancel_->setVisible(false);
+    status_ = new QLabel(this);
+    bar->addWidget(new QLabel("Planner:", this));
+    bar->addWidget(plannerBox_);
+    bar->addSpacing(12);
+    bar->addWidget(new QLabel("Compare with:", this));
+    bar->addWidget(compareBox_);
+    bar->addSpacing(12);
+    bar->addWidget(new QLabel("Schedule:", this));
+    bar->addWidget(scheduleBox_);
+    bar->addSpacing(12);
+    bar->addWidget(busy_);
+    bar->addWidget(cancel_);
+    bar->addWidget(status_, 1);
+    root->addLayout(bar);
+
+    totals_ = new QLabel(this);
+    totals_->setObjectName("memoryTotals");
+    totals_->setTextFormat(Qt::RichText);
+    totals_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    root->addWidget(totals_);
+
+    tabs_ = new QTabWidget(this);
+    auto* charts = new QWidget(tabs_);
+    auto* grid = new QGridLayout(charts);
+    grid->setContentsMargins(0, 0, 0, 0);
+    grid->setSpacing(4);
+    lifetime_ = new MemoryChartWidget(MemoryChartWidget::Kind::Lifetime, charts);
+    grid->addWidget(lifetime_, 0, 0, 1, 2);
+    for (int side = 0; side < 2; ++side) {
+        arena_[side] = new MemoryChartWidget(MemoryChartWidget::Kind::Arena, charts);
+        live_[side] = new MemoryChartWidget(MemoryChartWidget::Kind::LiveBytes, charts);
+        arena_[side]->setObjectName(side == 0 ? "arenaChart" : "arenaChartCompare");
+        live_[side]->setObjectName(side == 0 ? "liveBytesChart" : "liveBytesChartCompare");
+        grid->addWidget(arena_[side], 1, side);
+        grid->addWidget(live_[side], 2, side);
+        connect(arena_[side], &MemoryChartWidget::valueClicked, this, &MemoryView::onValueClicked);
+    }
+    connect(lifetime_, &MemoryChartWidget::valueClicked, this, &MemoryView::onValueClicked);
+    grid->setRowStretch(0, 3);
+    grid->setRowStretch(1, 4);
+    grid->setRowStretch(2, 3);
+    tabs_->addTab(charts, "Charts");
+
+    buffers_ = new BufferTableModel(this);
+    auto* proxy = new QSortFilterProxyModel(this);
+    proxy->setSourceModel(buffers_);
+    proxy->setSortRole(Qt::UserRole);
+    table_ = new QTableView(tabs_);
+    table_->setModel(proxy);
+    table_->setSortingEnabled(true);
+    table_->setSelectionBehavior(QAbstractItemView::SelectRows);
+    table_->horizontalHeader()->setStretchLastSection(true);
+    table_->verticalHeader()->setVisible(false);
+    connect(table_, &QTableView::activated, this, [this, proxy](const QModelIndex& i) {
+        QVariant v = buffers_->data(proxy->mapToSource(i.siblingAtColumn(BufferTableModel::Value)), Qt::UserRole);
+        if (v.isValid()) onValueClicked(static_cast<ir::ValueId>(v.toULongLong()));
+    });
+    tabs_->addTab(table_, "Buffers (primary planner)");
+    root->addWidget(tabs_, 1);
+
+    watcher_ = new QFutureWatcher<PlanSnapshot>(this);
+    connect(watcher_, &QFutureWatcher<PlanSnapshot>::finished, this, [this] {
+        PlanSnapshot s = watcher_->result();
+        if (s.generation != generation_) {  // a newer request (or a cancel) superseded this one
+            if (pendingReplan_) startJob();
+            return;
+        }
+        busy_->setVisible(false);
+        cancel_->setVisible(false);
+        setData(s);
+    });
+    connect(cancel_, &QPushButton::clicked, this, &MemoryView::cancelPlanning);
+    auto replanOnChange = [this] { replan(); };
+    connect(plannerBox_, &QComboBox::currentIndexChanged, this, replanOnChange);
+    connect(compareBox_, &QComboBox::currentIndexChanged, this, replanOnChange);
+    connect(scheduleBox_, &QComboBox::currentIndexChanged, this, replanOnChange);
+    updateLayoutForComparison(false);
+}
+
+MemoryView::~MemoryView() {
+    // The job reads the model; the captured shared_ptr keeps it alive, but do not leave a worker
+    // writing into a deleted watcher.
+    if (watcher_->isRunning()) watcher_->waitForFinished();
+}
+
+void MemoryView::setGraph(std::shared_ptr<const ir::Model> model, const ir::Graph* snapshotGraph, const QString& title) {
+    model_ = std::move(model);
+    graph_ = model_ ? (snapshotGraph ? snapshotGraph : &model_->graph) : nullptr;
+    title_ = title.isEmpty() && graph_ ? QString::fromStdString(graph_->name) : title;
+    if (!model_) {
+        ++generation_;
+        setData({generation_, {}, {}, {}, {}});
+        return;
+    }
+    replan();
+}
+
+void MemoryView::setPlanners(const QString& primary, const QString& compare) {
+    QSignalBlocker a(plannerBox_), b(compareBox_);
+    int i = plannerBox_->findData(primary);
+    if (i >= 0) plannerBox_->setCurrentIndex(i);
+    int j = compareBox_->findData(compare);
+    compareBox_->setCurrentIndex(j >= 0 ? j : 0);
+    replan();
+}
+
+bool MemoryView::isPlanning() const { return watcher_->isRunning(); }
+
+void MemoryView::cancelPlanning() {
+    ++generation_;
+    pendingReplan_ = false;
+    busy_->setVisible(false);
+    cancel_->setVisible(false);
+    status_->setText("Planning cancelled.");
+}
+
+void MemoryView::replan() {
+    if (!model_ || !graph_) return;
+    ++generation_;
+    if (watcher_->isRunning()) {
+        pendingReplan_ = true;  // the finished handler starts the newest request
+        return;
+    }
+    startJob();
+}
+
+void MemoryView::startJob() {
+    pendingReplan_ = false;
+    busy_->setVisible(true);
+    cancel_->setVisible(true);
+    status_->setText("Planning…");
+    auto model = model_;
+    const ir::Graph* graph = graph_;
+    QString primary = plannerBox_->currentData().toString();
+    QString compare = compareBox_->currentData().toString();
+    auto schedule = static_cast<memory::ScheduleKind>(scheduleBox_->currentData().toInt());
+    quint64 generation = generation_;
+    QString title = title_;
+    watcher_->setFuture(QtConcurrent::run([model, graph, primary, compare, schedule, generation, title] {
+        PlanSnapshot s = planSnapshot(*model, *graph, primary, compare, schedule);
+        s.generation = generation;
+        s.modelTitle = title;
+        return s;
+    }));
+}
+
+void MemoryView::setData(const PlanSnapshot& s) {
+    snapshot_ = s;
+    bool comparing = s.compare != nullptr;
+    updateLayoutForComparison(comparing);
+    if (!s.primary) {
+        lifetime_->clear();
+        for (int side = 0; side < 2; ++side) {
+            arena_[side]->clear();
+            live_[side]->clear();
+        }
+        buffers_->setPlan(nullptr);
+        totals_->clear();
+        status_->setText(s.error.isEmpty() ? QString() : "Planning failed: " + s.error);
+        if (!s.error.isEmpty()) emit planFailed(s.error);
+        return;
+    }
+    auto titleFor = [&](const memory::MemoryPlan& p) {
+        QString model = s.modelTitle.isEmpty() ? QString("model") : s.modelTitle;
+        return QString("%1 · %2").arg(model, QString::fromStdString(p.planner));
+    };
+    lifetime_->setBandSource(s.primary);
+    lifetime_->setPlan(s.primary, s.modelTitle.isEmpty() ? QString("model") : s.modelTitle);
+    arena_[0]->setPlan(s.primary, titleFor(*s.primary));
+    live_[0]->setPlan(s.primary, titleFor(*s.primary));
+    if (comparing) {
+        arena_[1]->setPlan(s.compare, titleFor(*s.compare));
+        live_[1]->setPlan(s.compare, titleFor(*s.compare));
+    } else {
+        arena_[1]->clear();
+        live_[1]->clear();
+    }
+    buffers_->setPlan(s.primary);
+    totals_->setText(totalsText());
+    status_->setText(s.primary->unknownSizeValues.empty()
+                         ? QString()
+                         : QString("%1 values of unknown size are left out (pin symbolic dims)")
+                               .arg(s.primary->unknownSizeValues.size()));
+    emit planReady();
+}
+
+QString MemoryView::totalsText() const {
+    const auto* p = snapshot_.primary.get();
+    if (!p) return {};
+    auto ratio = [](int64_t a, int64_t b) { return b > 0 ? QString::number(double(a) / double(b), 'f', 2) : QString("–"); };
+    QString facts = QString("<b>static</b> %1 (parameters %2, constants %3, inputs %4, outputs %5) &nbsp; "
+                            "<b>dynamic</b> %6 (workspace %7) &nbsp; <b>naive</b> %8 &nbsp; "
+                            "<b>lower bound</b> %9 &nbsp; %10 steps, %11 buffers")
+                        .arg(bytesText(p->staticBytes), bytesText(p->parameterBytes), bytesText(p->constantBytes),
+                             bytesText(p->inputBytes), bytesText(p->outputBytes), bytesText(p->dynamicBytes),
+                             bytesText(p->workspaceBytes), bytesText(p->naiveBytes), bytesText(p->lowerBoundBytes))
+                        .arg(p->scheduleNames.size())
+                        .arg(p->buffers.size());
+    auto arenaLine = [&](const memory::MemoryPlan& q) {
+        return QString("<b>arena (%1)</b> %2 = %3× lower bound, %4× smaller than naive")
+            .arg(QString::fromStdString(q.planner).toHtmlEscaped(), bytesText(q.arenaBytes),
+                 ratio(q.arenaBytes, q.lowerBoundBytes), ratio(q.naiveBytes, q.arenaBytes));
+    };
+    QString arenas = arenaLine(*p);
+    if (snapshot_.compare) arenas += " &nbsp;|&nbsp; " + arenaLine(*snapshot_.compare);
+    return facts + "<br>" + arenas;
+}
+
+void MemoryView::updateLayoutForComparison(bool comparing) {
+    arena_[1]->setVisible(comparing);
+    live_[1]->setVisible(comparing);
+}
+
+void MemoryView::onValueClicked(ir::ValueId v) {
+    emit valueClicked(v);
+    if (!model_ || !graph_ || !graph_->hasValue(v)) return;
+    const ir::Value& value = graph_->value(v);
+    std::vector<ir::NodeId> nodes;
+    if (value.producer != ir::kNone) nodes.push_back(value.producer);
+    for (ir::NodeId c : value.consumers)
+        if (std::find(nodes.begin(), nodes.end(), c) == nodes.end()) nodes.push_back(c);
+    emit nodesRequested(nodes);
+}
+
+}  // namespace passlens::ui

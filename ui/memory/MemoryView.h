@@ -1,0 +1,101 @@
+#pragma once
+// The Memory view of one graph snapshot: a planner (and optionally a second planner to compare
+// side by side), the totals (static / dynamic / naive / lower bound / arena), the lifetime chart,
+// the arena chart (buffer-sharing timeline) and the live-bytes curve per planner, and a buffer
+// table. Planning runs on a worker thread; the result arrives as an immutable PlanSnapshot.
+#include <QFutureWatcher>
+#include <QWidget>
+#include <memory>
+#include <vector>
+
+#include "ir/Graph.h"
+#include "ir/Model.h"
+#include "memory/MemoryPlan.h"
+
+class QComboBox;
+class QLabel;
+class QProgressBar;
+class QPushButton;
+class QTableView;
+class QTabWidget;
+
+namespace passlens::ui {
+
+class BufferTableModel;
+class MemoryChartWidget;
+
+/// One finished planning run. Immutable once made; shared by the charts and the table.
+struct PlanSnapshot {
+    quint64 generation = 0;
+    QString modelTitle;
+    std::shared_ptr<const memory::MemoryPlan> primary;
+    std::shared_ptr<const memory::MemoryPlan> compare;  ///< null when not comparing
+    QString error;                                      ///< non-empty when planning failed
+};
+
+/// Runs the planners for a graph (any thread). Never throws: errors land in PlanSnapshot::error.
+PlanSnapshot planSnapshot(const ir::Model& model, const ir::Graph& graph, const QString& primary,
+                          const QString& compare, memory::ScheduleKind schedule);
+
+class MemoryView : public QWidget {
+    Q_OBJECT
+public:
+    explicit MemoryView(QWidget* parent = nullptr);
+    ~MemoryView() override;
+
+    /// Plans `snapshotGraph` (which must stay valid while `model` lives; for the main graph pass
+    /// &model->graph). A null model clears the view.
+    void setGraph(std::shared_ptr<const ir::Model> model, const ir::Graph* snapshotGraph, const QString& title = {});
+    /// Planner names from memory::plannerNames(); `compare` empty = no comparison. Replans.
+    void setPlanners(const QString& primary, const QString& compare);
+    /// Shows a finished run (called on the GUI thread when the worker is done).
+    void setData(const PlanSnapshot& snapshot);
+
+    const PlanSnapshot& snapshot() const { return snapshot_; }
+    bool isPlanning() const;
+    /// Drops the running job's result (the planners cannot be interrupted midway).
+    void cancelPlanning();
+
+    MemoryChartWidget* lifetimeChart() const { return lifetime_; }
+    MemoryChartWidget* arenaChart(int side) const { return arena_[side]; }
+    MemoryChartWidget* liveBytesChart(int side) const { return live_[side]; }
+    BufferTableModel* bufferModel() const { return buffers_; }
+    QString totalsText() const;
+
+signals:
+    void planReady();
+    void planFailed(const QString& message);
+    /// A buffer was clicked: its value, and its producer and consumers for the graph view.
+    void valueClicked(passlens::ir::ValueId value);
+    void nodesRequested(const std::vector<passlens::ir::NodeId>& nodes);
+
+private:
+    void replan();
+    void startJob();
+    void onValueClicked(ir::ValueId v);
+    void updateLayoutForComparison(bool comparing);
+
+    std::shared_ptr<const ir::Model> model_;
+    const ir::Graph* graph_ = nullptr;
+    QString title_;
+    quint64 generation_ = 0;
+    bool pendingReplan_ = false;
+    PlanSnapshot snapshot_;
+    QFutureWatcher<PlanSnapshot>* watcher_ = nullptr;
+
+    QComboBox* plannerBox_ = nullptr;
+    QComboBox* compareBox_ = nullptr;
+    QComboBox* scheduleBox_ = nullptr;
+    QProgressBar* busy_ = nullptr;
+    QPushButton* cancel_ = nullptr;
+    QLabel* status_ = nullptr;
+    QLabel* totals_ = nullptr;
+    QTabWidget* tabs_ = nullptr;
+    MemoryChartWidget* lifetime_ = nullptr;
+    MemoryChartWidget* arena_[2] = {nullptr, nullptr};
+    MemoryChartWidget* live_[2] = {nullptr, nullptr};
+    BufferTableModel* buffers_ = nullptr;
+    QTableView* table_ = nullptr;
+};
+
+}  // namespace passlens::ui
