@@ -6,6 +6,7 @@
 #include <QDockWidget>
 #include <QFileDialog>
 #include <QFileInfo>
+#include <QFutureWatcher>
 #include <QLabel>
 #include <QLineEdit>
 #include <QMenuBar>
@@ -15,6 +16,7 @@
 #include <QProgressBar>
 #include <QSettings>
 #include <QShortcut>
+#include <QSplitter>
 #include <QStatusBar>
 #include <QSvgGenerator>
 #include <QTabBar>
@@ -43,8 +45,18 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     tabs_ = new QTabWidget(this);
     tabs_->setDocumentMode(true);
     tabs_->setTabsClosable(true);
-    mainView_ = new GraphView(tabs_);
-    tabs_->addTab(mainView_, tr("Graph"));
+    // Tab 0: the graph, with the stepper's "before" pane to its left in side-by-side mode.
+    split_ = new QSplitter(Qt::Horizontal, tabs_);
+    beforeView_ = new GraphView(split_);
+    beforeView_->setObjectName("beforeView");
+    beforeView_->setLegendVisible(false);
+    beforeView_->setMinimapVisible(false);
+    beforeView_->hide();
+    mainView_ = new GraphView(split_);
+    mainView_->setObjectName("graphView");
+    split_->addWidget(beforeView_);
+    split_->addWidget(mainView_);
+    tabs_->addTab(split_, tr("Graph"));
     tabs_->tabBar()->setTabButton(0, QTabBar::RightSide, nullptr);  // the main graph stays
     connect(tabs_, &QTabWidget::tabCloseRequested, this, [this](int i) {
         if (i > 0) { QWidget* w = tabs_->widget(i); tabs_->removeTab(i); w->deleteLater(); }
@@ -53,7 +65,6 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     connect(mainView_, &GraphView::nodeSelected, this, &MainWindow::onNodeSelected);
     connect(mainView_, &GraphView::valueSelected, this, [this](ir::ValueId v) { properties_->showValue(mainView_->snapshot(), v); });
     connect(mainView_, &GraphView::subgraphRequested, this, &MainWindow::openSubgraph);
-    connect(&watcher_, &QFutureWatcher<SnapshotPtr>::finished, this, &MainWindow::onLayoutFinished);
 
     buildDocks();
     buildMenus();
@@ -67,6 +78,12 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     cancel_->setText(tr("Cancel"));
     connect(cancel_, &QToolButton::clicked, this, &MainWindow::cancelLayout);
     statusBar()->addWidget(facts_, 1);
+    domainNotice_ = new QLabel(this);
+    domainNotice_->setObjectName("domainNotice");
+    domainNotice_->setStyleSheet("QLabel { background: #fff3cd; color: #7a4b00; border: 1px solid #e0b252;"
+                                 " border-radius: 3px; padding: 1px 6px; }");
+    domainNotice_->hide();
+    statusBar()->addPermanentWidget(domainNotice_);
     statusBar()->addPermanentWidget(progress_);
     statusBar()->addPermanentWidget(cancel_);
     progress_->hide();
@@ -81,8 +98,9 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
 
 MainWindow::~MainWindow() {
     // A running layout finishes in the pool; its result is simply dropped.
-    watcher_.disconnect(this);
+    // Running layouts finish in the pool; their watchers die with the window.
     mainView_->disconnect(this);
+    beforeView_->disconnect(this);
 }
 
 void MainWindow::buildDocks() {
@@ -99,6 +117,7 @@ void MainWindow::buildDocks() {
     addDockWidget(Qt::RightDockWidgetArea, infoDock);
     resizeDocks({propDock, infoDock}, {360, 360}, Qt::Horizontal);
     resizeDocks({propDock, infoDock}, {520, 280}, Qt::Vertical);
+    buildStepperDocks();
 }
 
 void MainWindow::buildMenus() {
@@ -127,6 +146,7 @@ void MainWindow::buildMenus() {
         QString path = QFileDialog::getSaveFileName(this, tr("Export view"), {}, tr("PNG image (*.png);;SVG drawing (*.svg)"));
         if (!path.isEmpty() && !exportImage(path)) showError(tr("Cannot export"), tr("Could not write %1").arg(path));
     })->setShortcut(QKeySequence(tr("Ctrl+E")));
+    buildStepperMenu(file);
     file->addSeparator();
     file->addAction(tr("&Quit"), this, &QWidget::close)->setShortcut(QKeySequence::Quit);
 
@@ -230,7 +250,9 @@ void MainWindow::showError(const QString& title, const QString& message) {
 
 void MainWindow::setModel(std::shared_ptr<const ir::Model> model, const QString& title) {
     model_ = std::move(model);
+    shown_ = model_;
     title_ = title;
+    layoutCache_.clear();
     while (tabs_->count() > 1) {
         QWidget* w = tabs_->widget(1);
         tabs_->removeTab(1);
@@ -245,6 +267,7 @@ void MainWindow::setModel(std::shared_ptr<const ir::Model> model, const QString&
                         .arg(QLocale().toString(qlonglong(info.parameterCount)))
                         .arg(model_->opsetFor("")));
     properties_->showNothing();
+    resetStepper();
     startLayout();
 }
 
@@ -252,43 +275,66 @@ void MainWindow::setFoldConstants(bool on) {
     if (foldConstants_ == on) return;
     foldConstants_ = on;
     QSettings().setValue("view/foldConstants", on);
-    if (model_) startLayout();
+    if (!model_) return;
+    startLayout();
+    if (sideBySide_) showBeforePane();
+}
+
+void MainWindow::layoutModel(std::shared_ptr<const ir::Model> m, std::function<void(SnapshotPtr, QString)> done) {
+    const auto key = std::make_pair(m.get(), foldConstants_);
+    if (auto it = layoutCache_.find(key); it != layoutCache_.end()) return done(it->second, {});
+    layout::DisplayOptions opt;
+    opt.foldConstants = foldConstants_;
+    opt.opset = m->opsetFor("") ? m->opsetFor("") : 17;
+    auto* watcher = new QFutureWatcher<SnapshotPtr>(this);
+    connect(watcher, &QFutureWatcher<SnapshotPtr>::finished, this, [this, watcher, key, done = std::move(done)] {
+        watcher->deleteLater();
+        try {
+            SnapshotPtr snap = watcher->future().result();
+            if (key.first == shown_.get() || layoutCache_.size() < 64) layoutCache_[key] = snap;
+            done(snap, {});
+        } catch (const std::exception& e) {
+            done(nullptr, QString::fromStdString(e.what()));
+        }
+    });
+    const ir::Graph* graph = &m->graph;
+    watcher->setFuture(passlens::ui::startLayout(std::move(m), graph, opt));
 }
 
 void MainWindow::startLayout() {
-    ++generation_;
-    watchedGeneration_ = generation_;
-    layout::DisplayOptions opt;
-    opt.foldConstants = foldConstants_;
-    opt.opset = model_->opsetFor("") ? model_->opsetFor("") : 17;
-    watcher_.setFuture(passlens::ui::startLayout(model_, &model_->graph, opt));
+    const uint64_t generation = ++generation_;
+    layoutPending_ = true;
     progress_->show();
     cancel_->show();
+    layoutModel(shown_, [this, generation](SnapshotPtr snap, QString error) {
+        if (generation != generation_) return;  // superseded or cancelled
+        layoutPending_ = false;
+        progress_->hide();
+        cancel_->hide();
+        if (!snap) return showError(tr("Cannot draw the graph"), error);
+        showLaidOut(snap);
+    });
 }
 
-bool MainWindow::layoutRunning() const { return progress_->isVisible(); }
+bool MainWindow::layoutRunning() const { return layoutPending_; }
 
 void MainWindow::cancelLayout() {
     // Graphviz cannot be interrupted; the result of the running job is dropped when it lands.
     ++generation_;
+    layoutPending_ = false;
     progress_->hide();
     cancel_->hide();
     statusBar()->showMessage(tr("Layout cancelled"), 4000);
 }
 
-void MainWindow::onLayoutFinished() {
-    if (watchedGeneration_ != generation_) return;
-    progress_->hide();
-    cancel_->hide();
-    try {
-        SnapshotPtr snap = watcher_.future().result();
-        mainView_->setSnapshot(snap);
-        statusBar()->showMessage(tr("Laid out %1 boxes in %2 s").arg(snap->display.nodes.size()).arg(snap->layout.seconds, 0, 'f', 2), 5000);
-        if (!findEdit_->text().isEmpty()) find(findEdit_->text());
-        emit layoutReady();
-    } catch (const std::exception& e) {
-        showError(tr("Cannot draw the graph"), QString::fromStdString(e.what()));
-    }
+void MainWindow::showLaidOut(const SnapshotPtr& snap) {
+    mainView_->clearNodeStyles();
+    mainView_->setSnapshot(snap);
+    applyDiffStyles();
+    statusBar()->showMessage(tr("Laid out %1 boxes in %2 s").arg(snap->display.nodes.size()).arg(snap->layout.seconds, 0, 'f', 2), 5000);
+    if (!findEdit_->text().isEmpty()) find(findEdit_->text());
+    emit layoutReady();
+    if (shownRow_ >= 0) emit stepShown(shownRow_);
 }
 
 GraphView* MainWindow::currentView() const {
@@ -296,7 +342,12 @@ GraphView* MainWindow::currentView() const {
     return v ? v : mainView_;
 }
 
-void MainWindow::onNodeSelected(ir::NodeId id) { properties_->showNode(mainView_->snapshot(), id); }
+void MainWindow::onNodeSelected(ir::NodeId id) {
+    if (syncing_ && id == ir::kNone) return;  // the before pane chose a node this snapshot lacks
+    properties_->showNode(mainView_->snapshot(), id);
+    appendProvenance(id);
+    syncSelection(mainView_, id);
+}
 
 void MainWindow::openSubgraph(ir::NodeId id) {
     auto* src = qobject_cast<GraphView*>(sender());

@@ -1,25 +1,33 @@
 #pragma once
 // The application window: a tabbed graph view (main graph, opened subgraphs), docks for node
 // properties and model facts, find bar, recent files, export, settings kept with QSettings.
-#include <QFutureWatcher>
+// The pass stepper, change log, remarks and memory docks live in MainWindowStepper.cpp.
 #include <QMainWindow>
+#include <functional>
+#include <map>
 #include <memory>
 
 #include "graph/GraphSnapshot.h"
 #include "ir/Model.h"
+#include "stepper/DiffStyle.h"
 
 class QLabel;
 class QLineEdit;
 class QMenu;
 class QProgressBar;
+class QSplitter;
 class QTabWidget;
 class QTextBrowser;
 class QToolButton;
 
 namespace passlens::ui {
 
+class ChangeLogPanel;
 class GraphView;
+class MemoryView;
 class PropertiesPanel;
+class RemarksPanel;
+class StepperPanel;
 
 class MainWindow : public QMainWindow {
     Q_OBJECT
@@ -34,6 +42,9 @@ public:
     void setModel(std::shared_ptr<const ir::Model> model, const QString& title);
     void openExample(const QString& id);
     std::shared_ptr<const ir::Model> model() const { return model_; }
+    /// The model drawn in the graph view: the loaded model or the pipeline snapshot chosen in the
+    /// stepper. Docks that follow the graph (memory, analysis views) use this one.
+    std::shared_ptr<const ir::Model> shownModel() const { return shown_; }
 
     GraphView* graphView() const { return mainView_; }
     PropertiesPanel* propertiesPanel() const { return properties_; }
@@ -48,9 +59,30 @@ public:
 
     bool exportImage(const QString& path);  ///< .png or .svg of the current view's whole drawing
 
+    // ---- pass stepper (MainWindowStepper.cpp) ------------------------------------------------
+    StepperPanel* stepper() const { return stepper_; }
+    ChangeLogPanel* changeLog() const { return changeLog_; }
+    RemarksPanel* remarks() const { return remarks_; }
+    MemoryView* memoryView() const { return memory_; }
+    GraphView* beforeView() const { return beforeView_; }
+    /// Row of the stepper shown in the graph view (0 = input model), -1 when no run is shown.
+    int shownStep() const { return shownRow_; }
+    /// Diff of the shown step against the previous snapshot (empty for row 0 / no run).
+    const StepDiff& shownDiff() const { return shownDiff_; }
+    /// Before | after panes; removed nodes are drawn as red ghosts in the before pane.
+    void setSideBySide(bool on);
+    bool sideBySide() const { return sideBySide_; }
+    /// Text of the status-bar notice about non-standard domains ("" when the model is standard).
+    QString domainNotice() const;
+    bool exportPassReport(const QString& path);      ///< JSON of the last run (core/passes/Report)
+    bool exportOptimizedModel(const QString& path);  ///< the last run's final snapshot as ONNX
+    /// The memory charts as `<base>-lifetime/arena/live.(png|svg)`; the extension of `path` picks.
+    bool exportMemoryCharts(const QString& path);
+
 signals:
     void layoutReady();                       ///< the current model's drawing is in the view
     void errorShown(const QString& message);  ///< an error dialog was opened
+    void stepShown(int row);                  ///< a stepper row is drawn with its diff
 
 protected:
     void closeEvent(QCloseEvent* e) override;
@@ -61,7 +93,7 @@ private:
     void buildMenus();
     void buildDocks();
     void startLayout();
-    void onLayoutFinished();
+    void showLaidOut(const SnapshotPtr& snap);
     void cancelLayout();
     void showError(const QString& title, const QString& message);
     void addRecent(const QString& path);
@@ -69,8 +101,24 @@ private:
     void openSubgraph(ir::NodeId id);
     void onNodeSelected(ir::NodeId id);
     GraphView* currentView() const;
+    /// Lays out `m` (cached per model and fold setting) off the GUI thread; `done` runs on the GUI
+    /// thread with the drawing, or with null and an error message.
+    void layoutModel(std::shared_ptr<const ir::Model> m, std::function<void(SnapshotPtr, QString)> done);
+
+    // pass stepper (MainWindowStepper.cpp)
+    void buildStepperDocks();
+    void buildStepperMenu(QMenu* menu);
+    void resetStepper();
+    void showStep(int row);
+    void applyDiffStyles();
+    void showBeforePane();
+    void selectNodes(const std::vector<ir::NodeId>& nodes);
+    void syncSelection(GraphView* from, ir::NodeId id);
+    void appendProvenance(ir::NodeId id);
+    void updateDomainNotice();
 
     std::shared_ptr<const ir::Model> model_;
+    std::shared_ptr<const ir::Model> shown_;
     QString title_;
     bool foldConstants_ = true;
     GraphView* mainView_ = nullptr;
@@ -83,11 +131,25 @@ private:
     QLineEdit* findEdit_ = nullptr;
     QLabel* findStatus_ = nullptr;
     QMenu* recentMenu_ = nullptr;
-    QFutureWatcher<SnapshotPtr> watcher_;
+    bool layoutPending_ = false;
     uint64_t generation_ = 0;        ///< bumps on every request; stale results are dropped
-    uint64_t watchedGeneration_ = 0;
+    std::map<std::pair<const ir::Model*, bool>, SnapshotPtr> layoutCache_;  ///< by model and fold
     std::vector<ir::NodeId> hits_;
     int hitIndex_ = -1;
+
+    // pass stepper
+    QSplitter* split_ = nullptr;
+    GraphView* beforeView_ = nullptr;
+    StepperPanel* stepper_ = nullptr;
+    ChangeLogPanel* changeLog_ = nullptr;
+    RemarksPanel* remarks_ = nullptr;
+    MemoryView* memory_ = nullptr;
+    QLabel* domainNotice_ = nullptr;
+    bool sideBySide_ = false;
+    bool syncing_ = false;
+    int shownRow_ = -1;
+    StepDiff shownDiff_;
+    uint64_t beforeGeneration_ = 0;
 };
 
 }  // namespace passlens::ui

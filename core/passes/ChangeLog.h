@@ -21,6 +21,9 @@ struct Change {
     std::vector<ir::NodeId> provenance;  ///< original node ids a new node came from
     std::vector<ir::ValueId> values;     ///< values (edges) involved
     std::string reason;                  ///< one human sentence
+    /// Other nodes whose inputs or outputs this change rewired (readers of a bypassed or folded
+    /// value, the producer that took over a graph output), so a diff can be matched to the log.
+    std::vector<ir::NodeId> touched;
 };
 
 enum class RemarkKind { Applied, Missed };

@@ -139,10 +139,12 @@ void Rewriter::bypassNode(NodeId n, size_t inputIndex, size_t outputIndex, const
     ValueId in = node.inputs.at(inputIndex);
     ValueId out = node.outputs.at(outputIndex);
     std::string name = node.displayName();
+    std::vector<NodeId> touched;
     if (graph_.value(out).isGraphOutput && !graph_.value(in).isGraphInput && !graph_.value(in).isGraphOutput &&
         !graph_.value(in).initializer && graph_.value(in).producer != kNone) {
         // Keep the graph output's name: the producer of `in` writes `out` directly.
         NodeId p = graph_.value(in).producer;
+        touched = {p};
         graph_.eraseNode(n);
         graph_.replaceAllUsesWith(in, out);
         const auto& prodOuts = graph_.node(p).outputs;
@@ -157,6 +159,7 @@ void Rewriter::bypassNode(NodeId n, size_t inputIndex, size_t outputIndex, const
         missed({n}, "not removed: " + name + " connects two graph-visible values");
         return;
     } else {
+        touched = graph_.value(out).consumers;
         graph_.eraseNode(n);
         graph_.replaceAllUsesWith(out, in);
         graph_.removeValue(out);
@@ -165,6 +168,7 @@ void Rewriter::bypassNode(NodeId n, size_t inputIndex, size_t outputIndex, const
     c.nodes = {n};
     c.nodeNames = {name};
     c.values = {in};
+    c.touched = std::move(touched);
 }
 
 void Rewriter::setInput(NodeId n, size_t slot, ValueId v, const std::string& reason) {
@@ -216,6 +220,7 @@ ValueId Rewriter::foldToConstant(ValueId v, TensorPtr tensor, const std::string&
     for (int64_t d : tensor->dims) val.type.shape->dims.push_back(Dim::of(d));
     Change& c = record(ChangeKind::Folded, producer != kNone ? std::vector<NodeId>{producer} : std::vector<NodeId>{}, reason);
     c.values = {v};
+    c.touched = graph_.value(v).consumers;  // they read a constant now
     c.provenance = origins;
     if (producer != kNone) {
         bool stillUsed = false;

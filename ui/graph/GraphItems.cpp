@@ -22,9 +22,14 @@ NodeItem::NodeItem(const layout::DisplayNode& n, const QRectF& rect)
     setToolTip(title_ + (lines_.isEmpty() ? QString() : "\n" + lines_.join('\n')));
 }
 
-QRectF NodeItem::boundingRect() const { return rect_.adjusted(-4, -4, 4, 4); }
+QRectF NodeItem::boundingRect() const {
+    // A badge sits on the top-right corner, half outside the box.
+    const bool badge = override_ && !override_->badge.isEmpty();
+    return rect_.adjusted(-4, badge ? -12 : -4, badge ? 12 : 4, 4);
+}
 
 void NodeItem::setStyleOverride(const NodeStyle* style) {
+    prepareGeometryChange();
     if (style) override_ = *style; else override_.reset();
     update();
 }
@@ -79,9 +84,20 @@ void NodeItem::paint(QPainter* p, const QStyleOptionGraphicsItem* opt, QWidget*)
                     bm.elidedText(lines_[i], Qt::ElideMiddle, rect_.width() - 8));
         y += bm.height();
     }
-    if (override_ && !override_->badge.isEmpty()) {
-        p->setPen(border);
-        p->drawText(rect_.adjusted(0, 2, -4, 0), Qt::AlignTop | Qt::AlignRight, override_->badge);
+    if (override_ && !override_->badge.isEmpty()) {  // a pill on the corner: white text on the border color
+        QFont f = nodeTextFont();
+        f.setBold(true);
+        f.setPixelSize(9);
+        QFontMetricsF fm(f);
+        const qreal w = fm.horizontalAdvance(override_->badge) + 10, h = fm.height() + 2;
+        const QRectF pill(rect_.right() - w + 8, rect_.top() - h / 2 - 2, w, h);
+        p->setOpacity(1.0);
+        p->setPen(Qt::NoPen);
+        p->setBrush(border);
+        p->drawRoundedRect(pill, h / 2, h / 2);
+        p->setFont(f);
+        p->setPen(Qt::white);
+        p->drawText(pill, Qt::AlignCenter, override_->badge);
     }
 }
 

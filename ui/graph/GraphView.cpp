@@ -161,6 +161,19 @@ void GraphView::clearNodeStyles() {
     styles_.clear();
 }
 
+const NodeStyle* GraphView::nodeStyle(ir::NodeId id) const {
+    auto it = styles_.find(id);
+    return it == styles_.end() ? nullptr : &it->second;
+}
+
+std::vector<ir::NodeId> GraphView::styledNodes() const {
+    std::vector<ir::NodeId> out;
+    for (const auto& [id, s] : styles_)
+        if (itemForNode(id)) out.push_back(id);
+    std::sort(out.begin(), out.end());
+    return out;
+}
+
 std::vector<ir::NodeId> GraphView::findNodes(const QString& text) const {
     std::vector<ir::NodeId> out;
     if (!snapshot_ || text.isEmpty()) return out;

@@ -38,6 +38,10 @@ public:
     void setNodeStyle(ir::NodeId id, const NodeStyle& style);
     void clearNodeStyle(ir::NodeId id);
     void clearNodeStyles();
+    /// The style override set for a node, or null (diff states, highlights).
+    const NodeStyle* nodeStyle(ir::NodeId id) const;
+    /// Nodes with a style override that are drawn in the current snapshot.
+    std::vector<ir::NodeId> styledNodes() const;
 
     /// Nodes whose name or op type contains `text` (case-insensitive), in layout order.
     std::vector<ir::NodeId> findNodes(const QString& text) const;

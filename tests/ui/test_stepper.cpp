@@ -1,0 +1,501 @@
+// The pass stepper on the offscreen platform: diff states as plain data (GUI-less), the stepper,
+// change-log and remarks models under QAbstractItemModelTester, stepping through every pass of
+// the `all` pipeline on PP-OCRv4 rec with one box per node of each snapshot, diff colors that mark
+// exactly the nodes the change log names, remark/memory clicks that select graph nodes,
+// provenance, the non-standard-domain notice, exports, and 1920×1080 screenshots.
+#include <QAbstractItemModelTester>
+#include <QDir>
+#include <QDockWidget>
+#include <QFile>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QLabel>
+#include <QSettings>
+#include <QSignalSpy>
+#include <QStandardPaths>
+#include <QTableView>
+#include <QTemporaryDir>
+#include <QtTest>
+#include <algorithm>
+
+#include "MainWindow.h"
+#include "PropertiesPanel.h"
+#include "examples/Examples.h"
+#include "graph/GraphView.h"
+#include "ir/Graph.h"
+#include "memory/MemoryChartWidget.h"
+#include "memory/MemoryView.h"
+#include "onnx/Import.h"
+#include "passes/PassRegistry.h"
+#include "stepper/ChangeLogModel.h"
+#include "stepper/DiffStyle.h"
+#include "stepper/LogPanels.h"
+#include "stepper/PassTableModel.h"
+#include "stepper/PipelineJob.h"
+#include "stepper/RemarksModel.h"
+#include "stepper/StepperPanel.h"
+
+using namespace passlens;
+using passlens::ui::MainWindow;
+
+namespace {
+
+QString realModel(const QString& name) { return QString(PASSLENS_MODELS_DIR) + "/" + name; }
+
+std::shared_ptr<const ir::Model> example(const char* id) {
+    return std::make_shared<const ir::Model>(examples::find(id)->build());
+}
+
+std::vector<std::string> allPasses() { return passes::PassRegistry::global().pipeline(passes::Level::All); }
+
+bool waitFor(QSignalSpy& spy, int ms = 60000) { return spy.count() > 0 || spy.wait(ms); }
+
+/// Runs `level` in the window's stepper and waits for the run to land.
+bool runLevel(MainWindow& w, const QString& level) {
+    QSignalSpy done(w.stepper(), &ui::StepperPanel::runFinished);
+    w.stepper()->setLevel(level);
+    w.stepper()->run();
+    return waitFor(done) && w.stepper()->lastRun() && w.stepper()->lastRun()->result;
+}
+
+/// Shows stepper row `row` and waits until it is drawn.
+bool showRow(MainWindow& w, int row) {
+    QSignalSpy shown(&w, &MainWindow::stepShown);
+    w.stepper()->setCurrentRow(row);
+    if (w.shownStep() == row && !w.layoutRunning()) return true;  // already drawn
+    while (waitFor(shown))
+        if (shown.last().at(0).toInt() == row && !w.layoutRunning()) return true;
+        else shown.clear();
+    return false;
+}
+
+bool openAndWait(MainWindow& w, const std::function<void()>& open) {
+    QSignalSpy ready(&w, &MainWindow::layoutReady);
+    open();
+    return waitFor(ready);
+}
+
+}  // namespace
+
+class StepperTest : public QObject {
+    Q_OBJECT
+private slots:
+    void initTestCase() {
+        QStandardPaths::setTestModeEnabled(true);
+        QSettings().clear();
+        QDir().mkpath(PASSLENS_SCREENSHOT_DIR);
+    }
+
+    // ---- GUI-less: diff states ---------------------------------------------------------------
+    void diffStatesOfAHandEditedGraph() {
+        const ir::Model before = examples::find("cleanup_opportunities")->build();
+        ir::Model after = before;
+        ir::Graph& g = after.graph;
+        const ir::NodeId dead = *g.findNode("dead.mul");
+        g.eraseNode(dead);
+        const ir::ValueId out = g.addValue("extra_out");
+        const ir::NodeId added = g.addNode("Relu", {g.inputs()[0]}, {out}, {}, "extra");
+        const ir::NodeId changed = *g.findNode("identity");
+        g.setNodeInput(changed, 0, g.inputs()[0]);
+        const ir::NodeId untouched = *g.findNode("dead.sigmoid");
+
+        ui::StepDiff d = ui::computeStepDiff(before.graph, after.graph);
+        QCOMPARE(d.added, std::vector<ir::NodeId>{added});
+        QCOMPARE(d.removed, std::vector<ir::NodeId>{dead});
+        QCOMPARE(d.changed, std::vector<ir::NodeId>{changed});
+        QCOMPARE(d.stateOf(added), ui::DiffState::Added);
+        QCOMPARE(d.stateOf(dead), ui::DiffState::Removed);
+        QCOMPARE(d.stateOf(changed), ui::DiffState::Changed);
+        QCOMPARE(d.stateOf(untouched), ui::DiffState::Unchanged);
+        QCOMPARE(d.marked().size(), size_t(3));
+        // Identical graphs: nothing marked. Swapped direction: added and removed swap.
+        QVERIFY(ui::computeStepDiff(before.graph, before.graph).empty());
+        ui::StepDiff back = ui::computeStepDiff(after.graph, before.graph);
+        QCOMPARE(back.added, std::vector<ir::NodeId>{dead});
+        QCOMPARE(back.removed, std::vector<ir::NodeId>{added});
+    }
+
+    void diffStylesAreDistinct() {
+        auto a = ui::styleFor(ui::DiffState::Added), c = ui::styleFor(ui::DiffState::Changed),
+             r = ui::styleFor(ui::DiffState::Removed), u = ui::styleFor(ui::DiffState::Unchanged);
+        QVERIFY(a.fill.isValid() && c.fill.isValid() && r.fill.isValid());
+        QVERIFY(a.fill != c.fill && c.fill != r.fill && a.fill != r.fill);
+        QVERIFY(a.fill.green() > a.fill.red());   // green
+        QVERIFY(r.fill.red() > r.fill.green());   // red
+        QVERIFY(r.dashed && r.opacity < 1.0);     // a ghost
+        QVERIFY(!u.fill.isValid() && u.opacity == 1.0);
+    }
+
+    void changeLogNamesExactlyTheDiffedNodes() {
+        // On every pass of `all` over every teaching example, the nodes the change log names are
+        // exactly the nodes the diff marks (GUI-less: core snapshots only).
+        for (const auto& ex : examples::all()) {
+            ir::Model m = ex.build();
+            ui::PipelineRun run = ui::runPipeline(m, allPasses(), nullptr);
+            QVERIFY2(run.error.isEmpty(), qPrintable(run.error));
+            int changedPasses = 0;
+            for (int row = 1; row < run.rowCount(); ++row) {
+                const auto& before = run.modelAt(row - 1)->graph;
+                const auto& after = run.modelAt(row)->graph;
+                const auto& changes = run.stepAt(row)->result.changes;
+                auto named = ui::nodesNamedByChanges(changes, before, after);
+                auto marked = ui::computeStepDiff(before, after).marked();
+                QVERIFY2(named == marked, qPrintable(QString("%1 / %2").arg(ex.id.c_str(), run.stepAt(row)->result.name.c_str())));
+                changedPasses += !marked.empty();
+            }
+            if (ex.id == "cleanup_opportunities") QVERIFY(changedPasses >= 3);  // folding, cse, dce at least
+        }
+    }
+
+    void provenanceNamesComeFromTheOriginalGraph() {
+        ir::Model m = examples::find("conv_bn_relu")->build();
+        ui::PipelineRun run = ui::runPipeline(m, {"fuse-conv-bn"}, nullptr);
+        QVERIFY(run.result);
+        const auto& g = run.modelAt(1)->graph;
+        int fused = 0;
+        for (ir::NodeId id : g.nodeOrder()) {
+            if (g.node(id).provenance.empty()) continue;
+            auto names = ui::provenanceNames(g.node(id), run.modelAt(0)->graph);
+            QCOMPARE(names.size(), g.node(id).provenance.size());
+            QVERIFY(std::find(names.begin(), names.end(), "conv") != names.end());
+            ++fused;
+        }
+        QCOMPARE(fused, 1);
+    }
+
+    void pipelineJobCancelsAndReportsBadNames() {
+        ir::Model m = examples::find("cleanup_opportunities")->build();
+        std::atomic<bool> cancel{true};
+        ui::PipelineRun cancelled = ui::runPipeline(m, allPasses(), &cancel);
+        QVERIFY(cancelled.cancelled);
+        QVERIFY(!cancelled.result);
+        ui::PipelineRun bad = ui::runPipeline(m, {"no-such-pass"}, nullptr);
+        QVERIFY(bad.error.contains("no-such-pass"));
+        QCOMPARE(bad.rowCount(), 0);
+        int calls = 0;
+        ui::PipelineRun ok = ui::runPipeline(m, allPasses(), nullptr, [&](int done, int total) {
+            ++calls;
+            QCOMPARE(total, int(allPasses().size()));
+            QCOMPARE(done, calls);
+        });
+        QCOMPARE(calls, int(allPasses().size()));
+        QCOMPARE(ok.rowCount(), int(allPasses().size()) + 1);
+    }
+
+    // ---- item models ---------------------------------------------------------------------------
+    void modelsPassTheModelTester() {
+        auto m = example("blocked_fusion");
+        auto run = std::make_shared<const ui::PipelineRun>(ui::runPipeline(*m, allPasses(), nullptr));
+        QVERIFY(run->result);
+        ui::PassTableModel table;
+        QAbstractItemModelTester t1(&table, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        table.resetData(run);
+        QCOMPARE(table.rowCount(), int(allPasses().size()) + 1);
+        QCOMPARE(table.data(table.index(1, ui::PassTableModel::Pass)).toString(), QString::fromStdString(allPasses()[0]));
+        for (int row = 1; row < table.rowCount(); ++row) {
+            const auto& r = run->stepAt(row)->result;
+            QCOMPARE(table.data(table.index(row, ui::PassTableModel::Changes)).toInt(), int(r.changes.size()));
+            QCOMPARE(table.data(table.index(row, ui::PassTableModel::Missed)).toInt(), ui::missedCount(r));
+        }
+        table.resetData(nullptr);
+        QCOMPARE(table.rowCount(), 0);
+
+        // The remarks of the pass with the most of them, filtered by kind and rule.
+        const passes::PassResult* most = nullptr;
+        for (int row = 1; row < run->rowCount(); ++row)
+            if (!most || run->stepAt(row)->result.remarks.size() > most->remarks.size()) most = &run->stepAt(row)->result;
+        QVERIFY(most && !most->remarks.empty());
+        ui::RemarksModel remarks;
+        QAbstractItemModelTester t2(&remarks, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        remarks.resetData(most->remarks);
+        QCOMPARE(remarks.rowCount(), int(most->remarks.size()));
+        int missed = ui::missedCount(*most);
+        QVERIFY(missed > 0);  // blocked_fusion: the Conv output is read twice
+        remarks.setFilter(passes::RemarkKind::Missed, {});
+        QCOMPARE(remarks.rowCount(), missed);
+        for (int r = 0; r < remarks.rowCount(); ++r) QCOMPARE(remarks.remarkAt(r)->kind, passes::RemarkKind::Missed);
+        remarks.setFilter(passes::RemarkKind::Applied, {});
+        QCOMPARE(remarks.rowCount(), int(most->remarks.size()) - missed);
+        const QString rule = remarks.rules().value(0);
+        QVERIFY(!rule.isEmpty());
+        remarks.setFilter(std::nullopt, rule);
+        int withRule = 0;
+        for (const auto& r : most->remarks) withRule += QString::fromStdString(r.rule) == rule;
+        QCOMPARE(remarks.rowCount(), withRule);
+        remarks.setFilter(std::nullopt, "no-such-rule");
+        QCOMPARE(remarks.rowCount(), 0);
+
+        ui::ChangeLogModel log;
+        QAbstractItemModelTester t3(&log, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        for (int row = 1; row < run->rowCount(); ++row) {
+            log.resetData(run->stepAt(row)->result.changes);
+            QCOMPARE(log.rowCount(), int(run->stepAt(row)->result.changes.size()));
+            for (int r = 0; r < log.rowCount(); ++r)
+                QVERIFY(!log.data(log.index(r, ui::ChangeLogModel::Reason)).toString().isEmpty());
+        }
+    }
+
+    // ---- the window ----------------------------------------------------------------------------
+    void steppingThroughAllPassesOnOcrRecKeepsOneItemPerNode() {
+        MainWindow w;
+        w.setFoldConstants(false);  // every node of the snapshot is a box
+        QVERIFY(openAndWait(w, [&] { QVERIFY(w.openFile(realModel("ch_PP-OCRv4_rec_infer.onnx"))); }));
+        QVERIFY(runLevel(w, "all"));
+        const auto run = w.stepper()->lastRun();
+        QCOMPARE(run->rowCount(), int(allPasses().size()) + 1);
+        bool someChange = false;
+        for (int row = 0; row < run->rowCount(); ++row) {
+            QVERIFY(showRow(w, row));
+            const auto& g = w.shownModel()->graph;
+            QCOMPARE(w.shownModel(), row == 0 ? w.model() : run->modelAt(row));
+            QCOMPARE(w.graphView()->operatorItemCount(), int(g.nodeCount()));
+            if (row > 0) QCOMPARE(size_t(w.graphView()->operatorItemCount()), run->stepAt(row)->result.nodesAfter);
+            someChange |= !w.shownDiff().empty();
+        }
+        QVERIFY(someChange);
+        // Back with the keyboard path (F10 / Shift+F10 act through the same slots).
+        w.stepper()->stepBack();
+        QCOMPARE(w.stepper()->currentRow(), run->rowCount() - 2);
+    }
+
+    void diffColorsMarkExactlyTheChangeLogNodes() {
+        MainWindow w;
+        w.setFoldConstants(false);
+        w.setSideBySide(true);
+        QVERIFY(openAndWait(w, [&] { w.openExample("cleanup_opportunities"); }));
+        QVERIFY(runLevel(w, "all"));
+        const auto run = w.stepper()->lastRun();
+        int checked = 0;
+        for (int row = 1; row < run->rowCount(); ++row) {
+            QVERIFY(showRow(w, row));
+            const auto expectedBefore = row == 1 ? w.model() : run->modelAt(row - 1);
+            QTRY_VERIFY(w.beforeView()->snapshot() && w.beforeView()->snapshot()->model == expectedBefore);
+            std::vector<ir::NodeId> colored = w.graphView()->styledNodes();
+            for (ir::NodeId id : w.beforeView()->styledNodes())
+                if (w.beforeView()->nodeStyle(id)->fill == ui::styleFor(ui::DiffState::Removed).fill) colored.push_back(id);
+            std::sort(colored.begin(), colored.end());
+            colored.erase(std::unique(colored.begin(), colored.end()), colored.end());
+            const auto& before = run->modelAt(row - 1)->graph;
+            const auto& after = run->modelAt(row)->graph;
+            auto named = ui::nodesNamedByChanges(run->stepAt(row)->result.changes, before, after);
+            QCOMPARE(colored, named);
+            // The change log dock lists this pass.
+            QCOMPARE(w.changeLog()->model()->rowCount(), int(run->stepAt(row)->result.changes.size()));
+            // Colors by state: added green and changed yellow after, removed red before.
+            for (ir::NodeId id : w.shownDiff().added)
+                QCOMPARE(w.graphView()->nodeStyle(id)->fill, ui::styleFor(ui::DiffState::Added).fill);
+            for (ir::NodeId id : w.shownDiff().changed)
+                QCOMPARE(w.graphView()->nodeStyle(id)->fill, ui::styleFor(ui::DiffState::Changed).fill);
+            for (ir::NodeId id : w.shownDiff().removed) QVERIFY(w.beforeView()->nodeStyle(id) && !w.graphView()->itemForNode(id));
+            checked += !named.empty();
+        }
+        QVERIFY(checked >= 3);
+    }
+
+    void clickingAChangeOrRemarkSelectsItsNodes() {
+        MainWindow w;
+        w.resize(1600, 1000);
+        w.show();
+        QVERIFY(openAndWait(w, [&] { w.openExample("blocked_fusion"); }));
+        QVERIFY(runLevel(w, "all"));
+        const auto run = w.stepper()->lastRun();
+        int remarkRow = -1;
+        for (int row = 1; row < run->rowCount(); ++row)
+            if (ui::missedCount(run->stepAt(row)->result) > 0) remarkRow = row;
+        QVERIFY(remarkRow > 0);
+        QVERIFY(showRow(w, remarkRow));
+        w.remarks()->setFilter("missed", {});
+        QVERIFY(w.remarks()->model()->rowCount() > 0);
+        const auto nodes = w.remarks()->model()->nodesAt(0);
+        QVERIFY(!nodes.empty());
+        QTableView* table = w.remarks()->tableView();
+        const QRect cell = table->visualRect(w.remarks()->model()->index(0, 0));
+        QTest::mouseClick(table->viewport(), Qt::LeftButton, {}, cell.center());
+        QCOMPARE(w.graphView()->selectedNode(), nodes.front());
+        w.graphView()->scene()->clearSelection();
+        QCOMPARE(w.graphView()->selectedNode(), ir::kNone);
+
+        // A change row of a pass that changed something selects its (surviving) node too.
+        QVERIFY(openAndWait(w, [&] { w.openExample("cleanup_opportunities"); }));
+        QVERIFY(runLevel(w, "all"));
+        const auto run2 = w.stepper()->lastRun();
+        for (int row = 1; row < run2->rowCount(); ++row) {
+            if (run2->stepAt(row)->result.changes.empty()) continue;
+            QVERIFY(showRow(w, row));
+            for (int r = 0; r < w.changeLog()->model()->rowCount(); ++r) {
+                auto ids = w.changeLog()->model()->nodesAt(r);
+                if (ids.empty() || !w.graphView()->itemForNode(ids.front())) continue;
+                w.changeLog()->activateRow(r);
+                QCOMPARE(w.graphView()->selectedNode(), ids.front());
+                return;
+            }
+        }
+        QFAIL("no change row with a drawn node");
+    }
+
+    void memoryClickSelectsTheProducerInTheGraph() {
+        MainWindow w;
+        w.resize(1600, 1000);
+        w.show();
+        QSignalSpy planned(w.memoryView(), &ui::MemoryView::planReady);
+        QVERIFY(openAndWait(w, [&] { w.openExample("inplace_chain"); }));
+        QVERIFY(waitFor(planned, 30000));
+        auto* chart = w.memoryView()->arenaChart(0);
+        const auto& plan = *w.memoryView()->snapshot().primary;
+        int clicked = 0;
+        for (int i = 0; i < int(plan.buffers.size()); ++i) {
+            const auto& b = plan.buffers[size_t(i)];
+            if (b.value == ir::kNone) continue;
+            const ir::NodeId producer = w.model()->graph.value(b.value).producer;
+            if (producer == ir::kNone || !w.graphView()->itemForNode(producer)) continue;
+            QPoint c = chart->itemCenter(i).toPoint();
+            if (chart->itemAt(c) != i) continue;
+            QTest::mouseClick(chart, Qt::LeftButton, {}, c);
+            QCOMPARE(w.graphView()->selectedNode(), producer);
+            ++clicked;
+        }
+        QVERIFY(clicked >= 2);
+    }
+
+    void fusedNodeShowsWhereItCameFrom() {
+        MainWindow w;
+        QVERIFY(openAndWait(w, [&] { w.openExample("conv_bn_relu"); }));
+        QVERIFY(runLevel(w, "all"));
+        const auto run = w.stepper()->lastRun();
+        int fuseRow = -1;
+        for (int row = 1; row < run->rowCount(); ++row)
+            if (run->stepAt(row)->result.name == "fuse-conv-bn") fuseRow = row;
+        QVERIFY(fuseRow > 0);
+        QVERIFY(showRow(w, fuseRow));
+        QCOMPARE(w.shownDiff().added.size(), size_t(1));
+        const ir::NodeId fused = w.shownDiff().added.front();
+        QVERIFY(w.graphView()->selectNode(fused));
+        const QString text = w.propertiesPanel()->toPlainText();
+        QVERIFY2(text.contains("came from"), qPrintable(text));
+        QVERIFY(text.contains("conv") && text.contains("bn"));
+        // An original node has no provenance line.
+        for (ir::NodeId id : w.shownModel()->graph.nodeOrder())
+            if (id != fused && w.graphView()->selectNode(id)) {
+                QVERIFY(!w.propertiesPanel()->toPlainText().contains("came from"));
+                break;
+            }
+    }
+
+    void sideBySideSelectionFollowsTheNodeId() {
+        MainWindow w;
+        w.setSideBySide(true);
+        QVERIFY(openAndWait(w, [&] { w.openExample("cleanup_opportunities"); }));
+        QVERIFY(runLevel(w, "all"));
+        QVERIFY(showRow(w, 1));
+        QTRY_VERIFY(w.beforeView()->snapshot() != nullptr);
+        // A node in both panes: selecting it on either side selects it on the other.
+        for (ir::NodeId id : w.shownModel()->graph.nodeOrder()) {
+            if (!w.beforeView()->itemForNode(id) || !w.graphView()->itemForNode(id)) continue;
+            QVERIFY(w.graphView()->selectNode(id));
+            QCOMPARE(w.beforeView()->selectedNode(), id);
+            w.graphView()->scene()->clearSelection();
+            QVERIFY(w.beforeView()->selectNode(id));
+            QCOMPARE(w.graphView()->selectedNode(), id);
+            return;
+        }
+        QFAIL("no node in both panes");
+    }
+
+    void nonStandardDomainsRaiseANotice() {
+        MainWindow w;
+        w.show();
+        QVERIFY(openAndWait(w, [&] { w.openExample("conv_bn_relu"); }));
+        auto* notice = w.findChild<QLabel*>("domainNotice");
+        QVERIFY(notice);
+        QVERIFY(w.domainNotice().isEmpty());
+        QVERIFY(!notice->isVisible());
+        ir::Model m = examples::find("conv_bn_relu")->build();
+        m.graph.node(*m.graph.findNode("conv")).domain = "passlens.nhwc";
+        m.opsetImports.push_back({"passlens.nhwc", 1});
+        QVERIFY(openAndWait(w, [&] { w.setModel(std::make_shared<const ir::Model>(m), "nhwc"); }));
+        QCOMPARE(w.domainNotice(), QString("not standard ONNX: uses passlens.nhwc"));
+        QVERIFY(notice->isVisible());
+        QCOMPARE(notice->text(), w.domainNotice());
+    }
+
+    void exportsReportModelAndCharts() {
+        MainWindow w;
+        QSignalSpy planned(w.memoryView(), &ui::MemoryView::planReady);
+        QVERIFY(openAndWait(w, [&] { w.openExample("cleanup_opportunities"); }));
+        QTemporaryDir dir;
+        QVERIFY(!w.exportPassReport(dir.filePath("none.json")));  // nothing run yet
+        QVERIFY(runLevel(w, "all"));
+        const auto run = w.stepper()->lastRun();
+        QVERIFY(w.exportPassReport(dir.filePath("report.json")));
+        QFile f(dir.filePath("report.json"));
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        const QJsonObject report = QJsonDocument::fromJson(f.readAll()).object();
+        QCOMPARE(report["passes"].toArray().size(), qsizetype(allPasses().size()));
+        QCOMPARE(report["passes"].toArray()[0].toObject()["name"].toString(), QString::fromStdString(allPasses()[0]));
+        QCOMPARE(report["nodes_after"].toInt(), int(run->result->steps.back().result.nodesAfter));
+
+        QVERIFY(w.exportOptimizedModel(dir.filePath("opt.onnx")));
+        ir::Model back = onnxio::importModelFile(dir.filePath("opt.onnx").toStdString());
+        const ir::Model& last = *run->result->steps.back().snapshot;
+        QCOMPARE(back.graph.nodeCount(), last.graph.nodeCount());
+        QVERIFY(back.graph.nodeCount() < w.model()->graph.nodeCount());
+        QCOMPARE(back.graph.outputs().size(), w.model()->graph.outputs().size());
+        QCOMPARE(back.opsetFor(""), w.model()->opsetFor(""));
+        QVERIFY(w.model()->graph.nodeCount() == examples::find("cleanup_opportunities")->build().graph.nodeCount());  // loaded model untouched
+
+        QVERIFY(waitFor(planned, 30000));
+        QVERIFY(w.exportMemoryCharts(dir.filePath("mem.png")));
+        for (const char* kind : {"lifetime", "arena", "live"}) QVERIFY(QImage(dir.filePath(QString("mem-%1.png").arg(kind))).width() > 100);
+        QVERIFY(w.exportMemoryCharts(dir.filePath("mem.svg")));
+        QVERIFY(QFile::exists(dir.filePath("mem-arena.svg")));
+    }
+
+    void screenshots() {
+        {
+            MainWindow w;
+            w.setFoldConstants(true);
+            w.resize(1920, 1080);
+            w.show();
+            w.setSideBySide(true);
+            QVERIFY(openAndWait(w, [&] { w.openExample("cleanup_opportunities"); }));
+            QVERIFY(runLevel(w, "all"));
+            const auto run = w.stepper()->lastRun();
+            int row = -1;  // a pass in the middle of the pipeline that changed the graph
+            for (int r = 1; r < run->rowCount(); ++r)
+                if (run->stepAt(r)->result.name == "cse") row = r;
+            QVERIFY(row > 0);
+            QVERIFY(showRow(w, row));
+            QTRY_VERIFY(w.beforeView()->snapshot() && w.beforeView()->snapshot()->model == (row == 1 ? w.model() : run->modelAt(row - 1)));
+            QVERIFY(!w.shownDiff().empty());
+            w.changeLog()->tableView()->selectRow(0);
+            QCoreApplication::processEvents();
+            const QString path = QString(PASSLENS_SCREENSHOT_DIR) + "/stepper_diff.png";
+            QVERIFY(w.grab().save(path));
+            QCOMPARE(QImage(path).width(), 1920);
+        }
+        {
+            MainWindow w;
+            w.resize(1920, 1080);
+            w.show();
+            QSignalSpy planned(w.memoryView(), &ui::MemoryView::planReady);
+            QVERIFY(openAndWait(w, [&] { w.openExample("inplace_chain"); }));
+            QVERIFY(waitFor(planned, 30000));
+            planned.clear();
+            w.memoryView()->setPlanners("greedy-size", "inplace");
+            QVERIFY(waitFor(planned, 30000));
+            QVERIFY(w.memoryView()->snapshot().compare != nullptr);
+            if (auto* dock = w.findChild<QDockWidget*>("memory")) {
+                dock->raise();
+                w.resizeDocks({dock}, {640}, Qt::Vertical);
+            }
+            QCoreApplication::processEvents();
+            const QString path = QString(PASSLENS_SCREENSHOT_DIR) + "/stepper_memory_two_planners.png";
+            QVERIFY(w.grab().save(path));
+            QCOMPARE(QImage(path).width(), 1920);
+        }
+    }
+};
+
+QTEST_MAIN(StepperTest)
+#include "test_stepper.moc"

@@ -1,0 +1,266 @@
+// MainWindow's pass-stepper part: the stepper, change log, remarks and memory docks, the diff
+// styling of the shown snapshot, the side-by-side before pane and the exports of a run.
+#include <QAction>
+#include <QDockWidget>
+#include <QFile>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QLabel>
+#include <QMenu>
+#include <QMenuBar>
+#include <QSplitter>
+#include <QStatusBar>
+#include <QStringList>
+
+#include "MainWindow.h"
+#include "PropertiesPanel.h"
+#include "graph/GraphView.h"
+#include "memory/MemoryChartWidget.h"
+#include "memory/MemoryView.h"
+#include "onnx/Export.h"
+#include "passes/Report.h"
+#include "passes/layout/LayoutPasses.h"
+#include "stepper/LogPanels.h"
+#include "stepper/StepperPanel.h"
+
+namespace passlens::ui {
+
+void MainWindow::buildStepperDocks() {
+    auto dock = [this](QWidget* w, const QString& title, const char* name, Qt::DockWidgetArea area) {
+        auto* d = new QDockWidget(title, this);
+        d->setObjectName(name);
+        d->setWidget(w);
+        addDockWidget(area, d);
+        return d;
+    };
+    stepper_ = new StepperPanel(this);
+    QDockWidget* stepDock = dock(stepper_, tr("Pass Stepper"), "stepper", Qt::LeftDockWidgetArea);
+    changeLog_ = new ChangeLogPanel(this);
+    QDockWidget* logDock = dock(changeLog_, tr("Change Log"), "changeLog", Qt::BottomDockWidgetArea);
+    remarks_ = new RemarksPanel(this);
+    QDockWidget* remarkDock = dock(remarks_, tr("Remarks"), "remarks", Qt::BottomDockWidgetArea);
+    memory_ = new MemoryView(this);
+    QDockWidget* memDock = dock(memory_, tr("Memory"), "memory", Qt::BottomDockWidgetArea);
+    splitDockWidget(logDock, remarkDock, Qt::Horizontal);
+    tabifyDockWidget(remarkDock, memDock);
+    remarkDock->raise();
+    resizeDocks({stepDock}, {400}, Qt::Horizontal);
+    resizeDocks({logDock}, {300}, Qt::Vertical);
+
+    connect(stepper_, &StepperPanel::stepChosen, this, &MainWindow::showStep);
+    connect(stepper_, &StepperPanel::runFailed, this, [this](const QString& m) { statusBar()->showMessage(m, 8000); });
+    connect(changeLog_, &ChangeLogPanel::nodesActivated, this, &MainWindow::selectNodes);
+    connect(remarks_, &RemarksPanel::nodesActivated, this, &MainWindow::selectNodes);
+    connect(memory_, &MemoryView::nodesRequested, this, &MainWindow::selectNodes);
+    connect(beforeView_, &GraphView::nodeSelected, this, [this](ir::NodeId id) {
+        if (id != ir::kNone) properties_->showNode(beforeView_->snapshot(), id);
+        syncSelection(beforeView_, id);
+    });
+}
+
+void MainWindow::buildStepperMenu(QMenu* file) {
+    file->addAction(tr("Export Pass &Report (JSON)…"), this, [this] {
+        QString path = QFileDialog::getSaveFileName(this, tr("Export pass report"), {}, tr("JSON (*.json)"));
+        if (!path.isEmpty() && !exportPassReport(path)) showError(tr("Cannot export"), tr("Run a pipeline first, or check that %1 is writable").arg(path));
+    });
+    file->addAction(tr("Export &Optimized Model (ONNX)…"), this, [this] {
+        QString path = QFileDialog::getSaveFileName(this, tr("Export optimized model"), {}, tr("ONNX model (*.onnx)"));
+        if (!path.isEmpty() && !exportOptimizedModel(path)) showError(tr("Cannot export"), tr("Run a pipeline first, or check that %1 is writable").arg(path));
+    });
+    file->addAction(tr("Export &Memory Charts…"), this, [this] {
+        QString path = QFileDialog::getSaveFileName(this, tr("Export memory charts"), {}, tr("PNG images (*.png);;SVG drawings (*.svg)"));
+        if (!path.isEmpty() && !exportMemoryCharts(path)) showError(tr("Cannot export"), tr("No memory plan to export, or %1 is not writable").arg(path));
+    });
+
+    QMenu* pipe = menuBar()->addMenu(tr("&Passes"));
+    QAction* run = pipe->addAction(tr("&Run Pipeline"), stepper_, &StepperPanel::run);
+    run->setShortcut(QKeySequence(tr("Ctrl+R")));
+    QAction* fwd = pipe->addAction(tr("Step &Forward"), stepper_, &StepperPanel::stepForward);
+    fwd->setShortcuts({QKeySequence(Qt::ALT | Qt::Key_Right), QKeySequence(Qt::Key_F10)});
+    QAction* back = pipe->addAction(tr("Step &Back"), stepper_, &StepperPanel::stepBack);
+    back->setShortcuts({QKeySequence(Qt::ALT | Qt::Key_Left), QKeySequence(Qt::SHIFT | Qt::Key_F10)});
+    pipe->addAction(tr("&Cancel Run"), stepper_, &StepperPanel::cancel);
+    pipe->addSeparator();
+    QAction* side = pipe->addAction(tr("&Side by Side (Before | After)"));
+    side->setObjectName("sideBySideAction");
+    side->setCheckable(true);
+    side->setShortcut(QKeySequence(tr("Ctrl+B")));
+    connect(side, &QAction::toggled, this, &MainWindow::setSideBySide);
+}
+
+void MainWindow::resetStepper() {
+    shownRow_ = -1;
+    shownDiff_ = {};
+    ++beforeGeneration_;
+    beforeView_->setSnapshot(nullptr);
+    beforeView_->clearNodeStyles();
+    stepper_->setModel(model_);
+    changeLog_->showPass(nullptr);
+    remarks_->showPass(nullptr);
+    memory_->setGraph(shown_, shown_ ? &shown_->graph : nullptr, title_);
+    updateDomainNotice();
+}
+
+void MainWindow::showStep(int row) {
+    PipelineRunPtr run = stepper_->lastRun();
+    // Row 0 is the loaded model itself (same ids as the run's copy), so its drawing is reused.
+    auto modelFor = [&](int r) { return r == 0 ? model_ : run->modelAt(r); };
+    auto m = run ? modelFor(row) : nullptr;
+    if (!m) return;
+    shownRow_ = row;
+    shown_ = m;
+    auto prev = row > 0 ? modelFor(row - 1) : nullptr;
+    shownDiff_ = prev ? computeStepDiff(prev->graph, m->graph) : StepDiff{};
+    const passes::PipelineStep* step = run->stepAt(row);
+    changeLog_->showPass(step ? &step->result : nullptr);
+    remarks_->showPass(step ? &step->result : nullptr);
+    const QString stepTitle = step ? tr("%1 after %2").arg(title_, QString::fromStdString(step->result.name)) : title_;
+    memory_->setGraph(shown_, &shown_->graph, stepTitle);
+    updateDomainNotice();
+    if (step)
+        statusBar()->showMessage(tr("Pass %1 of %2: %3 — %4 added, %5 changed, %6 removed")
+                                     .arg(row).arg(run->rowCount() - 1).arg(QString::fromStdString(step->result.name))
+                                     .arg(shownDiff_.added.size()).arg(shownDiff_.changed.size()).arg(shownDiff_.removed.size()),
+                                 8000);
+    startLayout();
+    if (sideBySide_) showBeforePane();
+}
+
+void MainWindow::applyDiffStyles() {
+    // After pane: added green, changed yellow. Removed nodes are not in this snapshot: they are
+    // drawn as ghosts in the before pane, so the scene's node items stay exactly the snapshot's.
+    for (ir::NodeId id : shownDiff_.added) mainView_->setNodeStyle(id, styleFor(DiffState::Added));
+    for (ir::NodeId id : shownDiff_.changed) mainView_->setNodeStyle(id, styleFor(DiffState::Changed));
+}
+
+void MainWindow::setSideBySide(bool on) {
+    sideBySide_ = on;
+    beforeView_->setVisible(on);
+    if (auto* a = findChild<QAction*>("sideBySideAction"); a && a->isChecked() != on) {
+        const QSignalBlocker block(a);
+        a->setChecked(on);
+    }
+    if (on) {
+        split_->setSizes({split_->width() / 2, split_->width() / 2});
+        showBeforePane();
+    }
+}
+
+void MainWindow::showBeforePane() {
+    const uint64_t generation = ++beforeGeneration_;
+    PipelineRunPtr run = stepper_->lastRun();
+    auto prev = run && shownRow_ > 1 ? run->modelAt(shownRow_ - 1) : run && shownRow_ == 1 ? model_ : nullptr;
+    if (!prev) {  // nothing before the input model: show it unmarked
+        beforeView_->clearNodeStyles();
+        beforeView_->setSnapshot(mainView_->snapshot());
+        return;
+    }
+    layoutModel(prev, [this, generation](SnapshotPtr snap, QString) {
+        if (generation != beforeGeneration_ || !snap) return;
+        beforeView_->clearNodeStyles();
+        beforeView_->setSnapshot(snap);
+        for (ir::NodeId id : shownDiff_.removed) beforeView_->setNodeStyle(id, styleFor(DiffState::Removed));
+        for (ir::NodeId id : shownDiff_.changed) beforeView_->setNodeStyle(id, styleFor(DiffState::Changed));
+        if (ir::NodeId sel = mainView_->selectedNode(); sel != ir::kNone) syncSelection(mainView_, sel);
+    });
+}
+
+void MainWindow::selectNodes(const std::vector<ir::NodeId>& nodes) {
+    // The first drawn node is selected and centered, the others highlighted. Nodes gone from the
+    // shown snapshot (removed by the pass) are looked up in the before pane.
+    GraphView* view = mainView_;
+    std::vector<ir::NodeId> drawn;
+    for (ir::NodeId n : nodes)
+        if (mainView_->itemForNode(n)) drawn.push_back(n);
+    if (drawn.empty() && sideBySide_)
+        for (ir::NodeId n : nodes)
+            if (beforeView_->itemForNode(n)) drawn.push_back(n), view = beforeView_;
+    if (drawn.empty()) {
+        statusBar()->showMessage(tr("These nodes are not in the shown snapshot (removed by the pass; turn on Side by Side to see them)."), 6000);
+        return;
+    }
+    tabs_->setCurrentIndex(0);
+    view->setSearchHits(std::vector<ir::NodeId>(drawn.begin() + 1, drawn.end()));
+    view->selectNode(drawn.front());
+}
+
+void MainWindow::syncSelection(GraphView* from, ir::NodeId id) {
+    if (syncing_ || !sideBySide_ || id == ir::kNone) return;
+    GraphView* other = from == mainView_ ? beforeView_ : mainView_;
+    syncing_ = true;
+    if (other->itemForNode(id)) other->selectNode(id);
+    else other->scene()->clearSelection();
+    syncing_ = false;
+}
+
+void MainWindow::appendProvenance(ir::NodeId id) {
+    PipelineRunPtr run = stepper_->lastRun();
+    SnapshotPtr snap = mainView_->snapshot();
+    if (id == ir::kNone || !run || !run->result || !snap || !snap->graph->hasNode(id)) return;
+    const ir::Node& n = snap->graph->node(id);
+    if (n.provenance.empty()) return;
+    QStringList names;
+    for (const auto& s : provenanceNames(n, run->result->initial->graph)) names << QString::fromStdString(s).toHtmlEscaped();
+    properties_->append(tr("<p><b>came from</b> (%1 original nodes): %2</p>").arg(names.size()).arg(names.join(", ")));
+}
+
+void MainWindow::updateDomainNotice() {
+    const QString text = domainNotice();
+    domainNotice_->setText(text);
+    domainNotice_->setToolTip(tr("Other ONNX tools will not run this model; export it after converting back to NCHW."));
+    domainNotice_->setVisible(!text.isEmpty());
+}
+
+QString MainWindow::domainNotice() const {
+    if (!shown_) return {};
+    const auto domains = passes::nonStandardDomains(*shown_);
+    if (domains.empty()) return {};
+    QStringList l;
+    for (const auto& d : domains) l << QString::fromStdString(d);
+    return tr("not standard ONNX: uses %1").arg(l.join(", "));
+}
+
+bool MainWindow::exportPassReport(const QString& path) {
+    PipelineRunPtr run = stepper_->lastRun();
+    if (!run || !run->result) return false;
+    nlohmann::ordered_json j;
+    j["model"] = title_.toStdString();
+    j["requested_passes"] = run->passNames;
+    j["nodes_before"] = passes::countNodesDeep(run->result->initial->graph);
+    j["nodes_after"] = passes::countNodesDeep((run->result->steps.empty() ? run->result->initial : run->result->steps.back().snapshot)->graph);
+    const nlohmann::ordered_json pipeline = passes::pipelineToJson(*run->result);
+    for (const auto& [key, value] : pipeline.items()) j[key] = value;
+    QFile f(path);
+    if (!f.open(QIODevice::WriteOnly | QIODevice::Truncate)) return false;
+    const std::string text = j.dump(2) + "\n";
+    return f.write(text.data(), qint64(text.size())) == qint64(text.size());
+}
+
+bool MainWindow::exportOptimizedModel(const QString& path) {
+    PipelineRunPtr run = stepper_->lastRun();
+    if (!run || !run->result) return false;
+    const auto& last = run->result->steps.empty() ? run->result->initial : run->result->steps.back().snapshot;
+    try {
+        onnxio::exportModelFile(*last, path.toStdString());
+        return true;
+    } catch (const std::exception& e) {
+        statusBar()->showMessage(QString::fromStdString(e.what()), 8000);
+        return false;
+    }
+}
+
+bool MainWindow::exportMemoryCharts(const QString& path) {
+    if (!memory_->snapshot().primary) return false;
+    const QFileInfo info(path);
+    const bool svg = info.suffix().compare("svg", Qt::CaseInsensitive) == 0;
+    const QString base = info.absolutePath() + "/" + info.completeBaseName();
+    struct Chart { MemoryChartWidget* w; const char* suffix; };
+    const Chart charts[] = {{memory_->lifetimeChart(), "lifetime"}, {memory_->arenaChart(0), "arena"}, {memory_->liveBytesChart(0), "live"}};
+    for (const auto& c : charts) {
+        const QString file = QString("%1-%2.%3").arg(base, c.suffix, svg ? "svg" : "png");
+        if (!(svg ? c.w->exportSvg(file, {1200, 600}) : c.w->exportPng(file, {1200, 600}))) return false;
+    }
+    return true;
+}
+
+}  // namespace passlens::ui

@@ -1,0 +1,90 @@
+#include "stepper/DiffStyle.h"
+
+#include <algorithm>
+#include <iterator>
+
+#include "passes/Diff.h"
+
+namespace passlens::ui {
+
+namespace {
+bool contains(const std::vector<ir::NodeId>& sorted, ir::NodeId id) {
+    return std::binary_search(sorted.begin(), sorted.end(), id);
+}
+}  // namespace
+
+DiffState StepDiff::stateOf(ir::NodeId id) const {
+    if (contains(added, id)) return DiffState::Added;
+    if (contains(changed, id)) return DiffState::Changed;
+    if (contains(removed, id)) return DiffState::Removed;
+    return DiffState::Unchanged;
+}
+
+std::vector<ir::NodeId> StepDiff::marked() const {
+    std::vector<ir::NodeId> out;
+    out.reserve(added.size() + changed.size() + removed.size());
+    out.insert(out.end(), added.begin(), added.end());
+    out.insert(out.end(), changed.begin(), changed.end());
+    out.insert(out.end(), removed.begin(), removed.end());
+    std::sort(out.begin(), out.end());
+    out.erase(std::unique(out.begin(), out.end()), out.end());
+    return out;
+}
+
+StepDiff computeStepDiff(const ir::Graph& before, const ir::Graph& after) {
+    passes::GraphDiff d = passes::diffGraphs(before, after);
+    StepDiff s;
+    s.added = std::move(d.addedNodes);
+    s.changed = std::move(d.changedNodes);
+    s.removed = std::move(d.removedNodes);
+    for (auto* v : {&s.added, &s.changed, &s.removed}) std::sort(v->begin(), v->end());
+    return s;
+}
+
+std::vector<ir::NodeId> nodesNamedByChanges(const std::vector<passes::Change>& changes, const ir::Graph& before,
+                                            const ir::Graph& after, const std::string& graphPath) {
+    std::vector<ir::NodeId> out;
+    for (const auto& c : changes) {
+        if (c.graphPath != graphPath) continue;
+        for (const auto* ids : {&c.nodes, &c.touched})
+            for (ir::NodeId n : *ids)
+                if (before.hasNode(n) || after.hasNode(n)) out.push_back(n);
+    }
+    std::sort(out.begin(), out.end());
+    out.erase(std::unique(out.begin(), out.end()), out.end());
+    return out;
+}
+
+std::vector<std::string> provenanceNames(const ir::Node& node, const ir::Graph& original) {
+    std::vector<std::string> out;
+    for (ir::NodeId o : node.provenance)
+        out.push_back(original.hasNode(o) ? original.node(o).displayName() : "#" + std::to_string(o));
+    return out;
+}
+
+NodeStyle styleFor(DiffState state) {
+    NodeStyle s;
+    switch (state) {
+    case DiffState::Unchanged: break;
+    case DiffState::Added:
+        s.fill = QColor("#c9f2cf");
+        s.border = QColor("#1a7f37");
+        s.badge = "new";
+        break;
+    case DiffState::Changed:
+        s.fill = QColor("#fff1a8");
+        s.border = QColor("#b08800");
+        s.badge = "changed";
+        break;
+    case DiffState::Removed:
+        s.fill = QColor("#ffd7d5");
+        s.border = QColor("#cf222e");
+        s.opacity = 0.55;
+        s.dashed = true;
+        s.badge = "removed";
+        break;
+    }
+    return s;
+}
+
+}  // namespace passlens::ui

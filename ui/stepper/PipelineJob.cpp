@@ -1,0 +1,55 @@
+#include "stepper/PipelineJob.h"
+
+#include <QPromise>
+#include <QtConcurrent>
+
+#include "ir/Error.h"
+
+namespace passlens::ui {
+
+std::shared_ptr<const ir::Model> PipelineRun::modelAt(int row) const {
+    if (!result || row < 0 || row >= rowCount()) return nullptr;
+    return row == 0 ? result->initial : result->steps[size_t(row - 1)].snapshot;
+}
+
+const passes::PipelineStep* PipelineRun::stepAt(int row) const {
+    if (!result || row < 1 || row >= rowCount()) return nullptr;
+    return &result->steps[size_t(row - 1)];
+}
+
+PipelineRun runPipeline(const ir::Model& model, const std::vector<std::string>& passNames,
+                        const std::atomic<bool>* cancel, const std::function<void(int, int)>& progress) {
+    PipelineRun run;
+    run.passNames = passNames;
+    try {
+        passes::PassManager pm;
+        for (const auto& n : passNames) pm.addPass(n);
+        ir::Model work = model;  // the loaded model stays as it was
+        passes::PipelineOptions opt;
+        opt.pass.cancel = cancel;
+        opt.keepSnapshots = true;
+        int done = 0;
+        const int total = int(passNames.size());
+        opt.afterPass = [&](const passes::PassResult&, const ir::Model&) {
+            if (progress) progress(++done, total);
+            if (cancel && cancel->load()) throw Error(ErrorKind::Cancelled, "cancelled");
+        };
+        run.result = std::make_shared<const passes::PipelineResult>(pm.run(work, opt));
+    } catch (const Error& e) {
+        run.cancelled = e.kind() == ErrorKind::Cancelled;
+        if (!run.cancelled) run.error = QString::fromStdString(e.what());
+    } catch (const std::exception& e) {
+        run.error = QString::fromStdString(e.what());
+    }
+    return run;
+}
+
+QFuture<PipelineRun> startPipeline(std::shared_ptr<const ir::Model> model, std::vector<std::string> passNames,
+                                   std::shared_ptr<std::atomic<bool>> cancel) {
+    return QtConcurrent::run([model = std::move(model), names = std::move(passNames), cancel](QPromise<PipelineRun>& promise) {
+        promise.setProgressRange(0, int(names.size()));
+        promise.addResult(runPipeline(*model, names, cancel.get(), [&promise](int done, int) { promise.setProgressValue(done); }));
+    });
+}
+
+}  // namespace passlens::ui

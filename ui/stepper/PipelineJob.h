@@ -1,0 +1,41 @@
+#pragma once
+// Runs a pass pipeline off the GUI thread. The worker copies the model, runs the passes with a
+// cancel flag and reports progress per pass; the GUI receives one immutable PipelineRun.
+#include <QFuture>
+#include <QString>
+#include <atomic>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "ir/Model.h"
+#include "passes/PassManager.h"
+
+namespace passlens::ui {
+
+/// One finished (or failed/cancelled) pipeline run. Row 0 of the stepper is the input model,
+/// row i (1..steps) the snapshot after pass i.
+struct PipelineRun {
+    std::vector<std::string> passNames;                   ///< what was asked for
+    std::shared_ptr<const passes::PipelineResult> result; ///< null when failed or cancelled
+    QString error;                                        ///< non-empty when the run failed
+    bool cancelled = false;
+
+    int rowCount() const { return result ? int(result->steps.size()) + 1 : 0; }
+    /// The model shown at `row` (0 = input), or null out of range.
+    std::shared_ptr<const ir::Model> modelAt(int row) const;
+    /// The pass of `row` (row ≥ 1), or null.
+    const passes::PipelineStep* stepAt(int row) const;
+};
+using PipelineRunPtr = std::shared_ptr<const PipelineRun>;
+
+/// Synchronous run (tests; the worker calls it). Never throws. `progress(done, total)` is called
+/// after each pass (from the running thread).
+PipelineRun runPipeline(const ir::Model& model, const std::vector<std::string>& passNames,
+                        const std::atomic<bool>* cancel, const std::function<void(int, int)>& progress = {});
+
+/// Starts the run in the thread pool; the future reports progress (0..passes) and yields the run.
+QFuture<PipelineRun> startPipeline(std::shared_ptr<const ir::Model> model, std::vector<std::string> passNames,
+                                   std::shared_ptr<std::atomic<bool>> cancel);
+
+}  // namespace passlens::ui

@@ -1,0 +1,212 @@
+#include "stepper/StepperPanel.h"
+
+#include <QComboBox>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QLineEdit>
+#include <QProgressBar>
+#include <QPushButton>
+#include <QShortcut>
+#include <QTableView>
+#include <QToolButton>
+#include <QVBoxLayout>
+
+#include "passes/PassRegistry.h"
+#include "stepper/PassTableModel.h"
+
+namespace passlens::ui {
+
+StepperPanel::StepperPanel(QWidget* parent) : QWidget(parent) {
+    setObjectName("stepperPanel");
+    auto* root = new QVBoxLayout(this);
+    root->setContentsMargins(6, 6, 6, 6);
+
+    auto* top = new QHBoxLayout;
+    level_ = new QComboBox(this);
+    for (const char* l : {"none", "basic", "extended", "all"}) level_->addItem(l, QString(l));
+    level_->addItem(tr("custom list"), QString("custom"));
+    level_->setCurrentIndex(3);
+    level_->setToolTip(tr("Optimization level (each includes the ones before it), or an explicit pass list"));
+    passList_ = new QLineEdit(this);
+    passList_->setPlaceholderText(tr("passes, e.g. constant-folding,dce"));
+    QStringList names;
+    for (const auto& n : passes::PassRegistry::global().names()) names << QString::fromStdString(n);
+    passList_->setToolTip(tr("Comma-separated pass names. Available: %1").arg(names.join(", ")));
+    passList_->setEnabled(false);
+    runButton_ = new QPushButton(tr("Run"), this);
+    runButton_->setObjectName("runPipeline");
+    cancelButton_ = new QPushButton(tr("Cancel"), this);
+    cancelButton_->setVisible(false);
+    top->addWidget(new QLabel(tr("Level:"), this));
+    top->addWidget(level_);
+    top->addWidget(passList_, 1);
+    top->addWidget(runButton_);
+    top->addWidget(cancelButton_);
+    root->addLayout(top);
+
+    auto* nav = new QHBoxLayout;
+    back_ = new QToolButton(this);
+    back_->setText(tr("◀ Back"));
+    back_->setToolTip(tr("Previous snapshot (Alt+Left, Shift+F10)"));
+    forward_ = new QToolButton(this);
+    forward_->setText(tr("Step ▶"));
+    forward_->setToolTip(tr("Next pass (Alt+Right, F10)"));
+    progress_ = new QProgressBar(this);
+    progress_->setVisible(false);
+    progress_->setMaximumWidth(140);
+    progress_->setFormat(tr("%v of %m passes"));
+    status_ = new QLabel(this);
+    nav->addWidget(back_);
+    nav->addWidget(forward_);
+    nav->addWidget(progress_);
+    nav->addWidget(status_, 1);
+    root->addLayout(nav);
+
+    table_ = new PassTableModel(this);
+    view_ = new QTableView(this);
+    view_->setModel(table_);
+    view_->setSelectionBehavior(QAbstractItemView::SelectRows);
+    view_->setSelectionMode(QAbstractItemView::SingleSelection);
+    view_->verticalHeader()->setVisible(false);
+    view_->verticalHeader()->setDefaultSectionSize(22);
+    view_->horizontalHeader()->setSectionResizeMode(PassTableModel::Pass, QHeaderView::Stretch);
+    for (int c = PassTableModel::Nodes; c < PassTableModel::ColumnCount; ++c)
+        view_->horizontalHeader()->setSectionResizeMode(c, QHeaderView::ResizeToContents);
+    view_->setAlternatingRowColors(true);
+    root->addWidget(view_, 1);
+
+    connect(level_, &QComboBox::currentIndexChanged, this, [this] {
+        passList_->setEnabled(level_->currentData().toString() == "custom");
+    });
+    connect(runButton_, &QPushButton::clicked, this, &StepperPanel::run);
+    connect(passList_, &QLineEdit::returnPressed, this, &StepperPanel::run);
+    connect(cancelButton_, &QPushButton::clicked, this, &StepperPanel::cancel);
+    connect(back_, &QToolButton::clicked, this, &StepperPanel::stepBack);
+    connect(forward_, &QToolButton::clicked, this, &StepperPanel::stepForward);
+    connect(view_->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
+            [this](const QModelIndex& i) { if (i.isValid()) setCurrentRow(i.row()); });
+    connect(&watcher_, &QFutureWatcher<PipelineRun>::finished, this, &StepperPanel::onFinished);
+    connect(&watcher_, &QFutureWatcher<PipelineRun>::progressValueChanged, progress_, &QProgressBar::setValue);
+    connect(&watcher_, &QFutureWatcher<PipelineRun>::progressRangeChanged, progress_, &QProgressBar::setRange);
+    updateButtons();
+}
+
+StepperPanel::~StepperPanel() {
+    if (cancelFlag_) cancelFlag_->store(true);
+    watcher_.disconnect(this);
+    watcher_.waitForFinished();
+}
+
+void StepperPanel::setModel(std::shared_ptr<const ir::Model> model) {
+    cancel();
+    model_ = std::move(model);
+    run_.reset();
+    current_ = -1;
+    table_->resetData(nullptr);
+    status_->setText(model_ ? tr("Choose a level and press Run.") : QString());
+    updateButtons();
+}
+
+void StepperPanel::setLevel(const QString& level) {
+    int i = level_->findData(level);
+    if (i >= 0) level_->setCurrentIndex(i);
+}
+
+void StepperPanel::setPassList(const QString& list) {
+    passList_->setText(list);
+    setLevel("custom");
+}
+
+std::vector<std::string> StepperPanel::requestedPasses() const {
+    const QString level = level_->currentData().toString();
+    if (level != "custom") return passes::PassRegistry::global().pipeline(passes::parseLevel(level.toStdString()));
+    std::vector<std::string> out;
+    for (const QString& p : passList_->text().split(',', Qt::SkipEmptyParts))
+        if (!p.trimmed().isEmpty()) out.push_back(p.trimmed().toStdString());
+    return out;
+}
+
+void StepperPanel::run() {
+    if (!model_) return;
+    if (cancelFlag_) cancelFlag_->store(true);  // a run still going is superseded
+    std::vector<std::string> names;
+    try {
+        names = requestedPasses();
+        for (const auto& n : names) passes::PassRegistry::global().create(n);  // unknown names fail here
+    } catch (const std::exception& e) {
+        status_->setText(QString::fromStdString(e.what()));
+        emit runFailed(QString::fromStdString(e.what()));
+        return;
+    }
+    cancelFlag_ = std::make_shared<std::atomic<bool>>(false);
+    progress_->setRange(0, int(names.size()));
+    progress_->setValue(0);
+    status_->setText(tr("Running %1 passes…").arg(names.size()));
+    watcher_.setFuture(startPipeline(model_, std::move(names), cancelFlag_));
+    updateButtons();
+}
+
+void StepperPanel::cancel() {
+    if (!isRunning()) return;
+    if (cancelFlag_) cancelFlag_->store(true);
+    status_->setText(tr("Cancelling…"));
+}
+
+bool StepperPanel::isRunning() const { return watcher_.isRunning(); }
+
+void StepperPanel::onFinished() {
+    if (watcher_.future().resultCount() == 0) return updateButtons();
+    auto run = std::make_shared<const PipelineRun>(watcher_.result());
+    updateButtons();
+    if (run->cancelled) {
+        status_->setText(tr("Run cancelled."));
+        emit runFinished();
+        return;
+    }
+    if (!run->error.isEmpty()) {
+        status_->setText(tr("Run failed: %1").arg(run->error));
+        emit runFailed(run->error);
+        emit runFinished();
+        return;
+    }
+    run_ = std::move(run);
+    current_ = -1;
+    table_->resetData(run_);
+    double ms = 0;
+    for (const auto& s : run_->result->steps) ms += s.result.ms;
+    status_->setText(tr("%1 passes, %2 → %3 nodes, %4 ms")
+                         .arg(run_->result->steps.size())
+                         .arg(passes::countNodesDeep(run_->result->initial->graph))
+                         .arg(run_->result->steps.empty() ? passes::countNodesDeep(run_->result->initial->graph)
+                                                          : run_->result->steps.back().result.nodesAfter)
+                         .arg(ms, 0, 'f', 1));
+    emit runFinished();
+    setCurrentRow(0);
+}
+
+void StepperPanel::setCurrentRow(int row) {
+    if (!run_) return;
+    row = std::clamp(row, 0, run_->rowCount() - 1);
+    if (row == current_) return;
+    current_ = row;
+    {
+        const QSignalBlocker block(view_->selectionModel());
+        view_->selectRow(row);
+        view_->selectionModel()->setCurrentIndex(table_->index(row, 0), QItemSelectionModel::NoUpdate);
+    }
+    view_->scrollTo(table_->index(row, 0));
+    updateButtons();
+    emit stepChosen(row);
+}
+
+void StepperPanel::updateButtons() {
+    const bool running = isRunning();
+    runButton_->setEnabled(model_ != nullptr && !running);
+    cancelButton_->setVisible(running);
+    progress_->setVisible(running);
+    back_->setEnabled(run_ && current_ > 0);
+    forward_->setEnabled(run_ && current_ + 1 < run_->rowCount());
+}
+
+}  // namespace passlens::ui

@@ -1,0 +1,76 @@
+#pragma once
+// The pass stepper dock: choose a level or an explicit pass list, run the pipeline off the GUI
+// thread (progress, cancel), then step through the snapshots (buttons, Alt+Left/Alt+Right,
+// F10/Shift+F10, or a click on a row). Emits stepChosen(row): row 0 is the input model.
+#include <QFutureWatcher>
+#include <QWidget>
+#include <atomic>
+#include <memory>
+
+#include "stepper/PipelineJob.h"
+
+class QComboBox;
+class QLabel;
+class QLineEdit;
+class QProgressBar;
+class QPushButton;
+class QTableView;
+class QToolButton;
+
+namespace passlens::ui {
+
+class PassTableModel;
+
+class StepperPanel : public QWidget {
+    Q_OBJECT
+public:
+    explicit StepperPanel(QWidget* parent = nullptr);
+    ~StepperPanel() override;
+
+    /// The model pipelines run on (the loaded model); clears the previous run.
+    void setModel(std::shared_ptr<const ir::Model> model);
+    /// "none" | "basic" | "extended" | "all", or "custom" to use passList().
+    void setLevel(const QString& level);
+    void setPassList(const QString& commaSeparated);
+    /// Pass names the next run will use.
+    std::vector<std::string> requestedPasses() const;
+
+    void run();
+    void cancel();
+    bool isRunning() const;
+    PipelineRunPtr lastRun() const { return run_; }
+    PassTableModel* tableModel() const { return table_; }
+    QTableView* tableView() const { return view_; }
+
+    int currentRow() const { return current_; }
+    void setCurrentRow(int row);  ///< clamps; emits stepChosen when the row changes
+    void stepForward() { setCurrentRow(current_ + 1); }
+    void stepBack() { setCurrentRow(current_ - 1); }
+
+signals:
+    void runFinished();                 ///< a run landed (lastRun() has it, maybe failed/cancelled)
+    void runFailed(const QString& message);
+    void stepChosen(int row);
+
+private:
+    void onFinished();
+    void updateButtons();
+
+    std::shared_ptr<const ir::Model> model_;
+    PipelineRunPtr run_;
+    int current_ = -1;
+    std::shared_ptr<std::atomic<bool>> cancelFlag_;
+    QFutureWatcher<PipelineRun> watcher_;
+    PassTableModel* table_ = nullptr;
+    QComboBox* level_ = nullptr;
+    QLineEdit* passList_ = nullptr;
+    QPushButton* runButton_ = nullptr;
+    QPushButton* cancelButton_ = nullptr;
+    QProgressBar* progress_ = nullptr;
+    QToolButton* back_ = nullptr;
+    QToolButton* forward_ = nullptr;
+    QLabel* status_ = nullptr;
+    QTableView* view_ = nullptr;
+};
+
+}  // namespace passlens::ui
