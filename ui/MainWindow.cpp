@@ -22,6 +22,7 @@
 #include <QTabBar>
 #include <QTabWidget>
 #include <QTextBrowser>
+#include <QTimer>
 #include <QToolBar>
 #include <QToolButton>
 
@@ -29,6 +30,7 @@
 #include "examples/Examples.h"
 #include "graph/GraphView.h"
 #include "graph/LayoutJob.h"
+#include "memory/MemoryView.h"
 #include "ir/Error.h"
 #include "onnx/Import.h"
 #include "onnx/ModelInfo.h"
@@ -63,7 +65,10 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     });
     setCentralWidget(tabs_);
     connect(mainView_, &GraphView::nodeSelected, this, &MainWindow::onNodeSelected);
-    connect(mainView_, &GraphView::valueSelected, this, [this](ir::ValueId v) { properties_->showValue(mainView_->snapshot(), v); });
+    connect(mainView_, &GraphView::valueSelected, this, [this](ir::ValueId v) {
+        properties_->showValue(mainView_->snapshot(), v);
+        memory_->selectValue(v);
+    });
     connect(mainView_, &GraphView::subgraphRequested, this, &MainWindow::openSubgraph);
 
     buildDocks();
@@ -92,7 +97,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     QSettings settings;
     resize(1440, 900);
     restoreGeometry(settings.value("window/geometry").toByteArray());
-    restoreState(settings.value("window/state").toByteArray());
+    restoredState_ = restoreState(settings.value("window/state").toByteArray());
     foldConstants_ = settings.value("view/foldConstants", true).toBool();
 }
 
@@ -160,6 +165,7 @@ void MainWindow::buildMenus() {
     fold->setChecked(foldConstants_);
     connect(fold, &QAction::toggled, this, &MainWindow::setFoldConstants);
     QAction* legend = view->addAction(tr("&Legend"));
+    legend->setObjectName("legendAction");
     legend->setCheckable(true);
     legend->setChecked(true);
     connect(legend, &QAction::toggled, this, [this](bool on) { mainView_->setLegendVisible(on); });
@@ -329,9 +335,11 @@ void MainWindow::cancelLayout() {
 
 void MainWindow::showLaidOut(const SnapshotPtr& snap) {
     mainView_->clearNodeStyles();
+    updateCaption();  // before the drawing, so the first view leaves room for it
     mainView_->setSnapshot(snap);
     applyDiffStyles();
-    statusBar()->showMessage(tr("Laid out %1 boxes in %2 s").arg(snap->display.nodes.size()).arg(snap->layout.seconds, 0, 'f', 2), 5000);
+    if (shownRow_ <= 0)  // a step keeps its own "pass i of n" message
+        statusBar()->showMessage(tr("Laid out %1 boxes in %2 s").arg(snap->display.nodes.size()).arg(snap->layout.seconds, 0, 'f', 2), 5000);
     if (!findEdit_->text().isEmpty()) find(findEdit_->text());
     emit layoutReady();
     if (shownRow_ >= 0) emit stepShown(shownRow_);
@@ -347,6 +355,12 @@ void MainWindow::onNodeSelected(ir::NodeId id) {
     properties_->showNode(mainView_->snapshot(), id);
     appendProvenance(id);
     syncSelection(mainView_, id);
+    // The memory view outlines the buffer of the node's first planned output.
+    bool found = false;
+    if (SnapshotPtr snap = mainView_->snapshot(); snap && id != ir::kNone && snap->graph->hasNode(id))
+        for (ir::ValueId v : snap->graph->node(id).outputs)
+            if (v != ir::kNone && (found = memory_->selectValue(v))) break;
+    if (!found) memory_->selectValue(ir::kNone);
 }
 
 void MainWindow::openSubgraph(ir::NodeId id) {
@@ -425,6 +439,14 @@ bool MainWindow::exportImage(const QString& path) {
     scene->render(&p, QRectF(QPointF(0, 0), img.size()), src);
     p.end();
     return img.save(path);
+}
+
+void MainWindow::showEvent(QShowEvent* e) {
+    QMainWindow::showEvent(e);
+    if (!docksSized_) {
+        docksSized_ = true;
+        if (!restoredState_) QTimer::singleShot(0, this, &MainWindow::sizeDocks);  // once the dock layout exists
+    }
 }
 
 void MainWindow::closeEvent(QCloseEvent* e) {

@@ -86,6 +86,7 @@ signals:
 
 protected:
     void closeEvent(QCloseEvent* e) override;
+    void showEvent(QShowEvent* e) override;
     void dragEnterEvent(QDragEnterEvent* e) override;
     void dropEvent(QDropEvent* e) override;
 
@@ -107,10 +108,12 @@ private:
 
     // pass stepper (MainWindowStepper.cpp)
     void buildStepperDocks();
+    void sizeDocks();  ///< default dock sizes (a saved window state overrides them)
     void buildStepperMenu(QMenu* menu);
     void resetStepper();
     void showStep(int row);
     void applyDiffStyles();
+    void updateCaption();
     void showBeforePane();
     void selectNodes(const std::vector<ir::NodeId>& nodes);
     void syncSelection(GraphView* from, ir::NodeId id);
@@ -146,6 +149,8 @@ private:
     MemoryView* memory_ = nullptr;
     QLabel* domainNotice_ = nullptr;
     bool sideBySide_ = false;
+    bool docksSized_ = false;
+    bool restoredState_ = false;
     bool syncing_ = false;
     int shownRow_ = -1;
     StepDiff shownDiff_;

@@ -8,6 +8,7 @@
 #include <QLabel>
 #include <QMenu>
 #include <QMenuBar>
+#include <QScrollArea>
 #include <QSplitter>
 #include <QStatusBar>
 #include <QStringList>
@@ -34,18 +35,23 @@ void MainWindow::buildStepperDocks() {
         return d;
     };
     stepper_ = new StepperPanel(this);
-    QDockWidget* stepDock = dock(stepper_, tr("Pass Stepper"), "stepper", Qt::LeftDockWidgetArea);
+    dock(stepper_, tr("Pass Stepper"), "stepper", Qt::LeftDockWidgetArea);
     changeLog_ = new ChangeLogPanel(this);
     QDockWidget* logDock = dock(changeLog_, tr("Change Log"), "changeLog", Qt::BottomDockWidgetArea);
     remarks_ = new RemarksPanel(this);
     QDockWidget* remarkDock = dock(remarks_, tr("Remarks"), "remarks", Qt::BottomDockWidgetArea);
+    // The charts want ~500 px of height; in a scroll area the dock can stay a short strip and
+    // still show them whole when the user makes it taller.
     memory_ = new MemoryView(this);
-    QDockWidget* memDock = dock(memory_, tr("Memory"), "memory", Qt::BottomDockWidgetArea);
+    memory_->setMinimumHeight(520);
+    auto* memScroll = new QScrollArea(this);
+    memScroll->setWidget(memory_);
+    memScroll->setWidgetResizable(true);
+    memScroll->setFrameShape(QFrame::NoFrame);
+    QDockWidget* memDock = dock(memScroll, tr("Memory"), "memory", Qt::BottomDockWidgetArea);
     splitDockWidget(logDock, remarkDock, Qt::Horizontal);
     tabifyDockWidget(remarkDock, memDock);
     remarkDock->raise();
-    resizeDocks({stepDock}, {400}, Qt::Horizontal);
-    resizeDocks({logDock}, {300}, Qt::Vertical);
 
     connect(stepper_, &StepperPanel::stepChosen, this, &MainWindow::showStep);
     connect(stepper_, &StepperPanel::runFailed, this, [this](const QString& m) { statusBar()->showMessage(m, 8000); });
@@ -56,6 +62,14 @@ void MainWindow::buildStepperDocks() {
         if (id != ir::kNone) properties_->showNode(beforeView_->snapshot(), id);
         syncSelection(beforeView_, id);
     });
+}
+
+void MainWindow::sizeDocks() {
+    // The graph keeps most of the window: the stepper is a narrow column, the logs a short strip.
+    auto* step = findChild<QDockWidget*>("stepper");
+    auto* log = findChild<QDockWidget*>("changeLog");
+    if (step) resizeDocks({step}, {400}, Qt::Horizontal);
+    if (log) resizeDocks({log}, {240}, Qt::Vertical);
 }
 
 void MainWindow::buildStepperMenu(QMenu* file) {
@@ -131,11 +145,27 @@ void MainWindow::applyDiffStyles() {
     // drawn as ghosts in the before pane, so the scene's node items stay exactly the snapshot's.
     for (ir::NodeId id : shownDiff_.added) mainView_->setNodeStyle(id, styleFor(DiffState::Added));
     for (ir::NodeId id : shownDiff_.changed) mainView_->setNodeStyle(id, styleFor(DiffState::Changed));
+    updateCaption();
+}
+
+void MainWindow::updateCaption() {
+    PipelineRunPtr run = stepper_->lastRun();
+    const passes::PipelineStep* step = run && shownRow_ > 0 ? run->stepAt(shownRow_) : nullptr;
+    if (!step) return mainView_->setCaption({});
+    mainView_->setCaption(tr("after %1").arg(QString::fromStdString(step->result.name)),
+                          {{styleFor(DiffState::Added).fill, tr("%1 added").arg(shownDiff_.added.size())},
+                           {styleFor(DiffState::Changed).fill, tr("%1 changed").arg(shownDiff_.changed.size())},
+                           {styleFor(DiffState::Removed).fill,
+                            sideBySide_ || shownDiff_.removed.empty() ? tr("%1 removed").arg(shownDiff_.removed.size())
+                                                                      : tr("%1 removed (Ctrl+B shows them)").arg(shownDiff_.removed.size())}});
 }
 
 void MainWindow::setSideBySide(bool on) {
     sideBySide_ = on;
     beforeView_->setVisible(on);
+    // Two half-width panes have no room for the category legend next to their captions.
+    auto* legend = findChild<QAction*>("legendAction");
+    mainView_->setLegendVisible(!on && (!legend || legend->isChecked()));
     if (auto* a = findChild<QAction*>("sideBySideAction"); a && a->isChecked() != on) {
         const QSignalBlocker block(a);
         a->setChecked(on);
@@ -144,6 +174,7 @@ void MainWindow::setSideBySide(bool on) {
         split_->setSizes({split_->width() / 2, split_->width() / 2});
         showBeforePane();
     }
+    if (mainView_->snapshot()) applyDiffStyles();  // the caption mentions where removed nodes are
 }
 
 void MainWindow::showBeforePane() {
@@ -153,12 +184,17 @@ void MainWindow::showBeforePane() {
     if (!prev) {  // nothing before the input model: show it unmarked
         beforeView_->clearNodeStyles();
         beforeView_->setSnapshot(mainView_->snapshot());
+        beforeView_->setCaption(run ? tr("input model") : QString());
         return;
     }
-    layoutModel(prev, [this, generation](SnapshotPtr snap, QString) {
+    const QString caption = shownRow_ == 1 ? tr("before: input model")
+                                           : tr("before: after %1").arg(QString::fromStdString(run->stepAt(shownRow_ - 1)->result.name));
+    layoutModel(prev, [this, generation, caption](SnapshotPtr snap, QString) {
         if (generation != beforeGeneration_ || !snap) return;
         beforeView_->clearNodeStyles();
         beforeView_->setSnapshot(snap);
+        beforeView_->setCaption(caption, {{styleFor(DiffState::Removed).fill, tr("removed")},
+                                          {styleFor(DiffState::Changed).fill, tr("changed")}});
         for (ir::NodeId id : shownDiff_.removed) beforeView_->setNodeStyle(id, styleFor(DiffState::Removed));
         for (ir::NodeId id : shownDiff_.changed) beforeView_->setNodeStyle(id, styleFor(DiffState::Changed));
         if (ir::NodeId sel = mainView_->selectedNode(); sel != ir::kNone) syncSelection(mainView_, sel);

@@ -353,9 +353,16 @@ private slots:
             if (chart->itemAt(c) != i) continue;
             QTest::mouseClick(chart, Qt::LeftButton, {}, c);
             QCOMPARE(w.graphView()->selectedNode(), producer);
+            // And back: the selected node's output buffer is outlined in the arena chart.
+            const int outlined = chart->selectedItem();
+            QVERIFY(outlined >= 0);
+            const auto& outs = w.model()->graph.node(producer).outputs;
+            QVERIFY(std::find(outs.begin(), outs.end(), plan.buffers[size_t(outlined)].value) != outs.end());
             ++clicked;
         }
         QVERIFY(clicked >= 2);
+        w.graphView()->scene()->clearSelection();
+        QCOMPARE(chart->selectedItem(), -1);
     }
 
     void fusedNodeShowsWhereItCameFrom() {
@@ -468,27 +475,40 @@ private slots:
             QVERIFY(showRow(w, row));
             QTRY_VERIFY(w.beforeView()->snapshot() && w.beforeView()->snapshot()->model == (row == 1 ? w.model() : run->modelAt(row - 1)));
             QVERIFY(!w.shownDiff().empty());
-            w.changeLog()->tableView()->selectRow(0);
+            // Click the change that rewired `merge`: it is selected in both panes.
+            for (int r = 0; r < w.changeLog()->model()->rowCount(); ++r)
+                if (w.changeLog()->model()->changes()[size_t(r)].nodeNames == std::vector<std::string>{"merge"}) {
+                    w.changeLog()->tableView()->selectRow(r);
+                    w.changeLog()->activateRow(r);
+                    QCOMPARE(w.beforeView()->selectedNode(), w.graphView()->selectedNode());
+                }
+            QVERIFY(w.graphView()->selectedNode() != ir::kNone);
             QCoreApplication::processEvents();
             const QString path = QString(PASSLENS_SCREENSHOT_DIR) + "/stepper_diff.png";
             QVERIFY(w.grab().save(path));
             QCOMPARE(QImage(path).width(), 1920);
         }
         {
+            // The memory of the optimized transformer block: in-place reuse against greedy-by-size.
             MainWindow w;
             w.resize(1920, 1080);
             w.show();
+            QVERIFY(openAndWait(w, [&] { w.openExample("transformer_block"); }));
+            QVERIFY(runLevel(w, "all"));
+            QVERIFY(showRow(w, w.stepper()->lastRun()->rowCount() - 1));
             QSignalSpy planned(w.memoryView(), &ui::MemoryView::planReady);
-            QVERIFY(openAndWait(w, [&] { w.openExample("inplace_chain"); }));
-            QVERIFY(waitFor(planned, 30000));
-            planned.clear();
             w.memoryView()->setPlanners("greedy-size", "inplace");
             QVERIFY(waitFor(planned, 30000));
+            QTRY_VERIFY(!w.memoryView()->isPlanning());
             QVERIFY(w.memoryView()->snapshot().compare != nullptr);
+            if (auto* log = w.findChild<QDockWidget*>("changeLog")) log->hide();
             if (auto* dock = w.findChild<QDockWidget*>("memory")) {
                 dock->raise();
-                w.resizeDocks({dock}, {640}, Qt::Vertical);
+                w.resizeDocks({dock}, {700}, Qt::Vertical);
             }
+            // Select a node: its output buffer is outlined in the charts.
+            for (ir::NodeId id : w.shownModel()->graph.nodeOrder())
+                if (w.shownModel()->graph.node(id).opType == "Softmax") w.graphView()->selectNode(id);
             QCoreApplication::processEvents();
             const QString path = QString(PASSLENS_SCREENSHOT_DIR) + "/stepper_memory_two_planners.png";
             QVERIFY(w.grab().save(path));

@@ -42,7 +42,7 @@ void GraphView::setSnapshot(SnapshotPtr snap) {
     edgesByNode_.clear();
     searchHits_.clear();
     snapshot_ = std::move(snap);
-    if (!snapshot_) return;
+    if (!snapshot_) return updateMinimapVisibility();
     const auto& dg = snapshot_->display;
     const auto& lr = snapshot_->layout;
     for (size_t i = 0; i < dg.nodes.size(); ++i) {
@@ -62,7 +62,7 @@ void GraphView::setSnapshot(SnapshotPtr snap) {
         edgesByNode_[dg.edges[i].to].push_back(item);
     }
     const auto& b = lr.bounds;
-    scene_->setSceneRect(QRectF(b.x, b.y, b.width, b.height).adjusted(-40, -40, 40, 40));
+    scene_->setSceneRect(QRectF(b.x, b.y, b.width, b.height).adjusted(-40, -40 - captionRoom(), 40, 40));
     minimap_->refit();
     showReadableOverview();
 }
@@ -70,7 +70,7 @@ void GraphView::setSnapshot(SnapshotPtr snap) {
 void GraphView::showReadableOverview() {
     if (!snapshot_) return;
     const auto& b = snapshot_->layout.bounds;
-    const QRectF r = QRectF(b.x, b.y, b.width, b.height).adjusted(-20, -20, 20, 20);
+    const QRectF r = QRectF(b.x, b.y, b.width, b.height).adjusted(-20, -20 - captionRoom(), 20, 20);
     const QSizeF vp = viewport()->size();
     const double fitScale = std::min(vp.width() / r.width(), vp.height() / r.height());
     if (fitScale >= 0.55) return fitAll();
@@ -81,6 +81,7 @@ void GraphView::showReadableOverview() {
     scale(s, s);
     centerOn(QPointF(r.center().x(), r.top() + vp.height() / (2 * s)));
     minimap_->viewport()->update();
+    updateMinimapVisibility();
     emit zoomChanged(s);
 }
 
@@ -116,6 +117,7 @@ void GraphView::centerOnNode(ir::NodeId id) {
         }
         centerOn(item);
         minimap_->viewport()->update();
+        updateMinimapVisibility();
     }
 }
 
@@ -208,14 +210,75 @@ void GraphView::setLegendVisible(bool on) {
     viewport()->update();
 }
 
-void GraphView::setMinimapVisible(bool on) { minimap_->setVisible(on); }
+void GraphView::setMinimapVisible(bool on) {
+    minimapWanted_ = on;
+    updateMinimapVisibility();
+}
 bool GraphView::minimapVisible() const { return minimap_->isVisible(); }
+
+void GraphView::updateMinimapVisibility() {
+    // The overview map only helps when the drawing does not fit; otherwise it hides boxes.
+    bool fits = true;
+    if (snapshot_) {
+        const QRectF shown = mapToScene(viewport()->rect()).boundingRect();
+        const auto& b = snapshot_->layout.bounds;
+        fits = shown.contains(QRectF(b.x, b.y, b.width, b.height));
+    }
+    minimap_->setVisible(minimapWanted_ && !fits);
+}
+
+void GraphView::setCaption(const QString& text, const std::vector<std::pair<QColor, QString>>& swatches) {
+    const bool roomChanged = caption_.isEmpty() != text.isEmpty();
+    caption_ = text;
+    captionSwatches_ = swatches;
+    if (roomChanged && snapshot_) {  // make (or drop) room above the drawing for the caption
+        const auto& b = snapshot_->layout.bounds;
+        scene_->setSceneRect(QRectF(b.x, b.y, b.width, b.height).adjusted(-40, -40 - captionRoom(), 40, 40));
+    }
+    viewport()->update();
+}
+
+void GraphView::drawCaption(QPainter* p) {
+    if (caption_.isEmpty()) return;
+    p->save();
+    p->resetTransform();
+    QFont f("DejaVu Sans");
+    f.setPixelSize(13);
+    f.setBold(true);
+    QFont sf("DejaVu Sans");
+    sf.setPixelSize(12);
+    const QFontMetrics fm(f), sm(sf);
+    int w = fm.horizontalAdvance(caption_) + 20;
+    for (const auto& [c, label] : captionSwatches_) w += 26 + sm.horizontalAdvance(label);
+    const int h = fm.height() + 10;
+    const QRect frame((viewport()->width() - w) / 2, 10, w, h);
+    p->setRenderHint(QPainter::Antialiasing);
+    p->setPen(QColor("#c8ccd2"));
+    p->setBrush(QColor(255, 255, 255, 240));
+    p->drawRoundedRect(frame, 6, 6);
+    int x = frame.left() + 10;
+    p->setFont(f);
+    p->setPen(QColor("#1d2330"));
+    p->drawText(QRect(x, frame.top(), fm.horizontalAdvance(caption_), h), Qt::AlignVCenter, caption_);
+    x += fm.horizontalAdvance(caption_) + 8;
+    p->setFont(sf);
+    for (const auto& [c, label] : captionSwatches_) {
+        p->setPen(QPen(c.darker(150), 1.2));
+        p->setBrush(c);
+        p->drawRoundedRect(QRect(x + 4, frame.top() + h / 2 - 6, 14, 12), 3, 3);
+        p->setPen(QColor("#1d2330"));
+        p->drawText(QRect(x + 22, frame.top(), sm.horizontalAdvance(label) + 2, h), Qt::AlignVCenter, label);
+        x += 26 + sm.horizontalAdvance(label);
+    }
+    p->restore();
+}
 
 void GraphView::scaleBy(double factor) {
     const double current = transform().m11();
     const double target = std::clamp(current * factor, 0.02, 6.0);
     scale(target / current, target / current);
     minimap_->viewport()->update();
+    updateMinimapVisibility();
     emit zoomChanged(target);
 }
 
@@ -226,7 +289,7 @@ void GraphView::fitAll() {
     if (!snapshot_) return;
     const auto& b = snapshot_->layout.bounds;
     QRectF r(b.x, b.y, b.width, b.height);
-    fitInView(r.adjusted(-20, -20, 20, 20), Qt::KeepAspectRatio);
+    fitInView(r.adjusted(-20, -20 - captionRoom(), 20, 20), Qt::KeepAspectRatio);
     // Never blow small graphs up past a comfortable reading size.
     if (transform().m11() > 1.6) {
         resetTransform();
@@ -234,6 +297,7 @@ void GraphView::fitAll() {
         centerOn(r.center());
     }
     minimap_->viewport()->update();
+    updateMinimapVisibility();
     emit zoomChanged(transform().m11());
 }
 
@@ -259,11 +323,13 @@ void GraphView::mouseDoubleClickEvent(QMouseEvent* e) {
 void GraphView::resizeEvent(QResizeEvent* e) {
     QGraphicsView::resizeEvent(e);
     positionOverlays();
+    updateMinimapVisibility();
 }
 
 void GraphView::scrollContentsBy(int dx, int dy) {
     QGraphicsView::scrollContentsBy(dx, dy);
     minimap_->viewport()->update();
+    updateMinimapVisibility();
 }
 
 void GraphView::positionOverlays() {
@@ -272,6 +338,7 @@ void GraphView::positionOverlays() {
 }
 
 void GraphView::drawForeground(QPainter* p, const QRectF&) {
+    drawCaption(p);
     if (!legendVisible_ || !snapshot_) return;
     // The legend lists only the categories present, in a fixed corner of the viewport.
     std::vector<layout::OpCategory> present;

@@ -47,6 +47,10 @@ public:
     std::vector<ir::NodeId> findNodes(const QString& text) const;
     void setSearchHits(const std::vector<ir::NodeId>& hits);
 
+    /// A short line drawn at the top center of the viewport ("before: cse"), with optional
+    /// colored swatches (e.g. the diff colors) after it. Empty = none.
+    void setCaption(const QString& text, const std::vector<std::pair<QColor, QString>>& swatches = {});
+    QString caption() const { return caption_; }
     void setLegendVisible(bool on);
     void setMinimapVisible(bool on);
     bool minimapVisible() const;
@@ -75,6 +79,10 @@ private:
     void onSelectionChanged();
     void scaleBy(double factor);
     void positionOverlays();
+    void updateMinimapVisibility();
+    void drawCaption(QPainter* p);
+    /// Scene units kept free above the drawing so the caption does not cover the first boxes.
+    double captionRoom() const { return caption_.isEmpty() ? 0.0 : 44.0; }
 
     QGraphicsScene* scene_;
     SnapshotPtr snapshot_;
@@ -84,6 +92,9 @@ private:
     std::vector<NodeItem*> searchHits_;
     Minimap* minimap_ = nullptr;
     bool legendVisible_ = true;
+    bool minimapWanted_ = true;
+    QString caption_;
+    std::vector<std::pair<QColor, QString>> captionSwatches_;
 };
 
 }  // namespace passlens::ui

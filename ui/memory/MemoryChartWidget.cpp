@@ -40,6 +40,7 @@ void MemoryChartWidget::setPlan(std::shared_ptr<const memory::MemoryPlan> plan, 
     plan_ = std::move(plan);
     title_ = title;
     hovered_ = -1;
+    selected_ = -1;
     setBandSource(bandSource_ ? bandSource_ : plan_);
 }
 
@@ -55,6 +56,7 @@ void MemoryChartWidget::clear() {
     bandSource_.reset();
     bandOfTensor_.clear();
     hovered_ = -1;
+    selected_ = -1;
     update();
 }
 
@@ -182,6 +184,11 @@ void MemoryChartWidget::paintArena(QPainter& p, const plot::PlotArea& a) const {
         p.setBrush(Qt::NoBrush);
         p.drawRect(toQ(g.rects[hovered_].rect));
     }
+    if (selected_ >= 0 && selected_ < static_cast<int>(g.rects.size())) {
+        p.setPen(QPen(QColor("#1f6feb"), 3));
+        p.setBrush(Qt::NoBrush);
+        p.drawRect(toQ(g.rects[selected_].rect).adjusted(-1, -1, 1, 1));
+    }
     p.setPen(QColor(200, 40, 40));
     QFontMetricsF fm(p.font());
     QString arena = "arena " + bytesText(static_cast<double>(plan_->arenaBytes));
@@ -211,6 +218,13 @@ void MemoryChartWidget::paintLifetimes(QPainter& p, const plot::PlotArea& a) con
                 p.setPen(QPen(Qt::black, 2));
                 p.setBrush(Qt::NoBrush);
                 p.drawRect(toQ(b.rect).adjusted(0, -1, 0, 1));
+            }
+    if (selected_ >= 0)
+        for (const auto& b : g.bars)
+            if (b.tensor == selected_) {
+                p.setPen(QPen(QColor("#1f6feb"), 3));
+                p.setBrush(Qt::NoBrush);
+                p.drawRect(toQ(b.rect).adjusted(-1, -2, 1, 2));
             }
 }
 
@@ -362,6 +376,24 @@ QString MemoryChartWidget::describeAt(const QPointF& pos) const {
         .arg(name.isEmpty() ? "(workspace)" : name.toHtmlEscaped(), bytesText(static_cast<double>(bytes)))
         .arg(bytes)
         .arg(stepName(first).toHtmlEscaped(), stepName(last).toHtmlEscaped(), extra);
+}
+
+bool MemoryChartWidget::setSelectedValue(ir::ValueId value) {
+    int found = -1;
+    if (plan_ && value != ir::kNone) {
+        if (kind_ == Kind::Arena) {
+            for (size_t i = 0; i < plan_->buffers.size() && found < 0; ++i)
+                if (plan_->buffers[i].value == value) found = int(i);
+        } else if (kind_ == Kind::Lifetime) {
+            for (size_t i = 0; i < plan_->lifetimes.size() && found < 0; ++i)
+                if (plan_->lifetimes[i].value == value) found = int(i);
+        }
+    }
+    if (found != selected_) {
+        selected_ = found;
+        update();
+    }
+    return found >= 0;
 }
 
 void MemoryChartWidget::mouseMoveEvent(QMouseEvent* e) {

@@ -41,6 +41,10 @@ public:
     int itemAt(const QPointF& pos) const;
     /// The tooltip text for a widget point ("" when nothing is there).
     QString describeAt(const QPointF& pos) const;
+    /// Outlines the buffer (arena) or tensor (lifetime) of `value` — the graph's selection; kNone
+    /// clears. Returns whether the value is in this chart.
+    bool setSelectedValue(ir::ValueId value);
+    int selectedItem() const { return selected_; }
 
     QSize sizeHint() const override { return {640, 280}; }
     QSize minimumSizeHint() const override { return {240, 140}; }
@@ -72,6 +76,7 @@ private:
     std::vector<int> bandOfTensor_;  ///< from bandSource_ (or plan_), per lifetime index
     QString title_;
     int hovered_ = -1;
+    int selected_ = -1;  ///< buffer (arena) or tensor (lifetime) index selected from the graph
 };
 
 /// Distinct, readable fill color for arena band `band` (golden-angle hues, alternating lightness).

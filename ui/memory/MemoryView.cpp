@@ -285,6 +285,12 @@ QString MemoryView::totalsText() const {
     return facts + "<br>" + arenas;
 }
 
+bool MemoryView::selectValue(ir::ValueId value) {
+    bool found = lifetime_->setSelectedValue(value);
+    for (int side = 0; side < 2; ++side) found |= arena_[side]->setSelectedValue(value);
+    return found;
+}
+
 void MemoryView::updateLayoutForComparison(bool comparing) {
     arena_[1]->setVisible(comparing);
     live_[1]->setVisible(comparing);

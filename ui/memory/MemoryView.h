@@ -61,6 +61,8 @@ public:
     MemoryChartWidget* liveBytesChart(int side) const { return live_[side]; }
     BufferTableModel* bufferModel() const { return buffers_; }
     QString totalsText() const;
+    /// Outlines `value`'s buffer in every chart (the graph's selection); false when not planned.
+    bool selectValue(ir::ValueId value);
 
 signals:
     void planReady();
