@@ -23,9 +23,19 @@ PipelineRun runPipeline(const ir::Model& model, const std::vector<std::string>& 
     run.passNames = passNames;
     try {
         passes::PassManager pm;
-        for (const auto& n : passNames) pm.addPass(n);
-        ir::Model work = model;  // the loaded model stays as it was
         passes::PipelineOptions opt;
+        for (const auto& n : passNames) {
+            // "layout:NHWC" runs the layout pass toward that layout (as --target-layout).
+            if (auto colon = n.find(':'); colon != std::string::npos) {
+                if (n.substr(0, colon) != "layout")
+                    throw Error(ErrorKind::BadInput, "only the layout pass takes an argument: '" + n + "'");
+                opt.pass.targetLayout = n.substr(colon + 1);
+                pm.addPass(n.substr(0, colon));
+            } else {
+                pm.addPass(n);
+            }
+        }
+        ir::Model work = model;  // the loaded model stays as it was
         opt.pass.cancel = cancel;
         opt.keepSnapshots = true;
         int done = 0;

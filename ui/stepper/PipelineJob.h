@@ -29,7 +29,8 @@ struct PipelineRun {
 };
 using PipelineRunPtr = std::shared_ptr<const PipelineRun>;
 
-/// Synchronous run (tests; the worker calls it). Never throws. `progress(done, total)` is called
+/// Synchronous run (tests; the worker calls it). Never throws. A name "layout:NHWC" runs the
+/// layout pass toward that layout. `progress(done, total)` is called
 /// after each pass (from the running thread).
 PipelineRun runPipeline(const ir::Model& model, const std::vector<std::string>& passNames,
                         const std::atomic<bool>* cancel, const std::function<void(int, int)>& progress = {});

@@ -32,7 +32,8 @@ StepperPanel::StepperPanel(QWidget* parent) : QWidget(parent) {
     passList_->setPlaceholderText(tr("passes, e.g. constant-folding,dce"));
     QStringList names;
     for (const auto& n : passes::PassRegistry::global().names()) names << QString::fromStdString(n);
-    passList_->setToolTip(tr("Comma-separated pass names. Available: %1").arg(names.join(", ")));
+    passList_->setToolTip(tr("Comma-separated pass names; layout:NHWC converts to channels-last. Available: %1")
+                              .arg(names.join(", ")));
     passList_->setEnabled(false);
     runButton_ = new QPushButton(tr("Run"), this);
     runButton_->setObjectName("runPipeline");
@@ -133,7 +134,8 @@ void StepperPanel::run() {
     std::vector<std::string> names;
     try {
         names = requestedPasses();
-        for (const auto& n : names) passes::PassRegistry::global().create(n);  // unknown names fail here
+        for (const auto& n : names)  // unknown names fail here, before a thread starts
+            passes::PassRegistry::global().create(n.substr(0, n.find(':')));
     } catch (const std::exception& e) {
         status_->setText(QString::fromStdString(e.what()));
         emit runFailed(QString::fromStdString(e.what()));
