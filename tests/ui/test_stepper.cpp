@@ -518,6 +518,28 @@ private slots:
         QVERIFY(!w.stepper()->isRunning());
     }
 
+    void openingAnotherModelDropsTheRunningPipeline() {
+        MainWindow w;
+        QVERIFY(openAndWait(w, [&] { w.openExample("cleanup_opportunities"); }));
+        QSemaphore gate;
+        const int threads = QThreadPool::globalInstance()->maxThreadCount();
+        for (int i = 0; i < threads; ++i) QThreadPool::globalInstance()->start([&gate] { gate.acquire(); });
+        w.stepper()->setLevel("all");
+        w.stepper()->run();
+        QVERIFY(w.stepper()->isRunning());
+        QSignalSpy ready(&w, &MainWindow::layoutReady);
+        w.openExample("conv_bn_relu");  // while the first model's pipeline waits for a thread
+        gate.release(threads);
+        QVERIFY(waitFor(ready));
+        QTRY_VERIFY(!w.stepper()->isRunning());
+        QCoreApplication::processEvents();
+        QVERIFY(!w.stepper()->lastRun());  // nothing of the old model's run is shown
+        QCOMPARE(w.shownStep(), -1);
+        QCOMPARE(w.stepper()->tableModel()->rowCount(), 0);
+        QVERIFY(runLevel(w, "all"));
+        QCOMPARE(w.stepper()->lastRun()->modelAt(0)->graph.nodeCount(), w.model()->graph.nodeCount());
+    }
+
     void exportsReportModelAndCharts() {
         MainWindow w;
         QSignalSpy planned(w.memoryView(), &ui::MemoryView::planReady);

@@ -142,6 +142,7 @@ void StepperPanel::run() {
         return;
     }
     cancelFlag_ = std::make_shared<std::atomic<bool>>(false);
+    runModel_ = model_;
     progress_->setRange(0, int(names.size()));
     progress_->setValue(0);
     status_->setText(tr("Running %1 passes…").arg(names.size()));
@@ -161,6 +162,7 @@ void StepperPanel::onFinished() {
     if (watcher_.future().resultCount() == 0) return updateButtons();
     auto run = std::make_shared<const PipelineRun>(watcher_.result());
     updateButtons();
+    if (runModel_ != model_) return;  // started on a model that is no longer loaded
     if (run->cancelled) {
         status_->setText(tr("Run cancelled."));
         emit runFinished();

@@ -57,6 +57,7 @@ private:
     void updateButtons();
 
     std::shared_ptr<const ir::Model> model_;
+    std::shared_ptr<const ir::Model> runModel_;  ///< the model the running job works on
     PipelineRunPtr run_;
     int current_ = -1;
     std::shared_ptr<std::atomic<bool>> cancelFlag_;
