@@ -151,6 +151,31 @@ TEST(AlgebraicCatalog, ReshapeChainWithComputedTargetIsMissed) {
     EXPECT_TRUE(hasRemark(r, RemarkKind::Missed, "reshape-reshape", "the target shape of r2 is not a constant"));
 }
 
+TEST(AlgebraicCatalog, ReshapeChainZeroEntryOfUnknownDimIsMissed) {
+    GraphBuilder b("reshape_sym");
+    auto x = b.inputSymbolic("x", DataType::Float, {Dim::symbol("n"), Dim::of(3), Dim::of(4)});
+    auto a = b.op("Reshape", {x, b.ints("s1", {-1, 4})}, {}, "r1");  // [3n, 4]: dim 0 unknown
+    auto y = b.op("Reshape", {a, b.ints("s2", {0, 2, 2})}, {}, "r2");
+    b.output(b.op("Relu", {y}, {}, "relu"));
+    Model m = b.finish();
+    auto run = runChecked(m);
+    EXPECT_EQ(run.after, run.before);
+    EXPECT_TRUE(hasRemark(run.result, RemarkKind::Missed, "reshape-reshape",
+                          "entry 0 of r2's target shape copies a dim of r1's result, whose size is unknown"));
+}
+
+TEST(AlgebraicCatalog, ReshapeChainKeepsOuterAllowzero) {
+    GraphBuilder b("reshape_allowzero", 14);
+    auto x = b.input("x", DataType::Float, {2, 3, 4});
+    auto a = b.op("Reshape", {x, b.ints("s1", {6, 4})}, {}, "r1");
+    auto y = b.op("Reshape", {a, b.ints("s2", {4, 6})}, {Attribute::makeInt("allowzero", 1)}, "r2");
+    b.output(b.op("Relu", {y}, {}, "relu"));
+    Model m = b.finish();
+    auto run = runChecked(m);
+    EXPECT_EQ(run.after, (Counts{{"Relu", 1}, {"Reshape", 1}}));
+    EXPECT_EQ(m.graph.node(*m.graph.findNode("r2")).attrInt("allowzero", 0), 1);
+}
+
 // ---- Squeeze / Unsqueeze ---------------------------------------------------------------------------
 
 TEST(AlgebraicCatalog, UnsqueezeOfSqueezeCancelsWithAxesInputs) {
@@ -267,6 +292,9 @@ TEST(AlgebraicCatalog, FullSliceRemoved) {
     auto run = runChecked(m);
     EXPECT_EQ(run.after, (Counts{{"Relu", 1}}));
     EXPECT_TRUE(hasRemark(run.result, RemarkKind::Applied, "slice-noop", "slice: Slice keeps every element"));
+    EXPECT_EQ(run.result.changes.size(), 1u);
+    EXPECT_EQ(run.result.changes[0].kind, ChangeKind::Removed);
+    EXPECT_EQ(run.result.changes[0].nodeNames, (std::vector<std::string>{"slice"}));
 }
 
 TEST(AlgebraicCatalog, RealSlicesKept) {
@@ -332,6 +360,9 @@ TEST(AlgebraicCatalog, IntegerTimesZeroFoldsToZeros) {
     auto run = runChecked(m);
     EXPECT_EQ(run.after, (Counts{{"Add", 1}}));
     EXPECT_TRUE(hasRemark(run.result, RemarkKind::Applied, "mul-zero", "mul: integer x*0 = 0"));
+    bool folded = false;
+    for (const auto& c : run.result.changes) folded |= c.kind == ChangeKind::Folded && c.rule == "mul-zero" && c.nodeNames == std::vector<std::string>{"mul"};
+    EXPECT_TRUE(folded);
     const Node& add = m.graph.node(*m.graph.findNode("add"));
     const Value& zeros = m.graph.value(add.inputs[0]);
     ASSERT_TRUE(zeros.initializer);
