@@ -111,9 +111,10 @@ TEST(DiffApi, CameFromSentenceAndChangedValues) {
 TEST(DiffApi, TypeChangeIsAChangedValueAndOriginalNodesHaveNoCameFrom) {
     GraphBuilder b("types");
     auto x = b.input("x", DataType::Float, {2, 3});
-    b.output(b.op("Relu", {x}, {}, "relu"));
+    b.output(b.op("Add", {b.op("Relu", {x}, {}, "relu"), b.constant("bias", floatTensor({3}, {1, 2, 3}))}, {}, "add"));
     Model m = b.finish();
     Model after = m;
+    EXPECT_TRUE(diffGraphs(m.graph, after.graph).changedValues.empty());  // a snapshot copy shares payloads
     const ValueId r = after.graph.node(*after.graph.findNode("relu")).outputs[0];
     after.graph.value(r).type = TypeInfo::tensor(DataType::Float, Shape{{Dim::of(6)}});
     const GraphDiff d = diffGraphs(m.graph, after.graph);
@@ -121,5 +122,8 @@ TEST(DiffApi, TypeChangeIsAChangedValueAndOriginalNodesHaveNoCameFrom) {
     EXPECT_TRUE(d.addedNodes.empty());
     EXPECT_TRUE(d.cameFrom.empty());
     EXPECT_EQ(cameFromSentence(m, after, *after.graph.findNode("relu")), "relu is an original node");
-    EXPECT_TRUE(diffGraphs(m.graph, m.graph).changedValues.empty());
+    Model refolded = m;  // same contents, new payload: a changed constant
+    const ValueId bias = *refolded.graph.findValue("bias");
+    refolded.graph.setInitializer(bias, floatTensor({3}, {1, 2, 3}, "bias"));
+    EXPECT_EQ(diffGraphs(m.graph, refolded.graph).changedValues, (std::vector<ValueId>{bias}));
 }

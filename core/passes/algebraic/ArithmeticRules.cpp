@@ -67,15 +67,12 @@ bool reassociate(Rewriter& rw, NodeId id, Revisit& revisit) {
     const int ics = isFloatConstant(g.value(inner.inputs[1])) ? 1 : isFloatConstant(g.value(inner.inputs[0])) ? 0 : -1;
     if (ics < 0) return false;
     const ValueId x = inner.inputs[1 - ics], c1 = inner.inputs[ics];
+    if (g.value(x).initializer) return false;  // all-constant: constant folding's job
     const std::string op = n.opType;  // n is erased by replaceNodes below
     const bool multiply = op == "Mul";
     const std::string sym = multiply ? "·" : "+";
     rw.setRule(multiply ? "reassociate-mul" : "reassociate-add");
     const std::string name = n.displayName(), innerName = inner.displayName();
-    if (g.value(x).type.elemType != DataType::Float || g.value(x).initializer) {
-        rw.missed({id, innerId}, "not reassociated: x is not a float32 tensor");
-        return true;
-    }
     if (!hasSingleReader(rw, mid)) {
         rw.missed({id, innerId}, "not reassociated: " + innerName + "'s result has other readers", {mid});
         return true;

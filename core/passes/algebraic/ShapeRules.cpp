@@ -55,9 +55,9 @@ bool mergeReshapes(Rewriter& rw, NodeId id, Revisit& revisit) {
         auto midDims = staticDims(g.value(mid));
         for (size_t i = 0; i < merged.size(); ++i) {
             if (merged[i] != 0) continue;
-            if (!midDims || i >= midDims->size()) {
+            if (!midDims || i >= midDims->size() || (*midDims)[i] == 0) {
                 rw.missed({id, innerId}, "not merged: entry " + std::to_string(i) + " of " + name +
-                          "'s target shape copies a dim of " + innerName + "'s result, whose size is unknown");
+                          "'s target shape copies a dim of " + innerName + "'s result, whose size is unknown or zero");
                 return true;
             }
             merged[i] = (*midDims)[i];
