@@ -79,16 +79,20 @@ bool reassociate(Rewriter& rw, NodeId id, Revisit& revisit) {
     }
     const Tensor& t1 = *g.value(c1).initializer;
     const Tensor& t2 = *g.value(c2).initializer;
-    auto xDims = staticDims(g.value(x)), outDims = staticDims(g.value(n.outputs[0]));
     auto cDims = broadcastDims(t1.dims, t2.dims);
-    if (!xDims || !outDims || !cDims) {
-        rw.missed({id, innerId}, "not reassociated: shapes are not static");
+    if (!cDims) {
+        rw.missed({id, innerId}, "not reassociated: the constants' shapes do not broadcast together");
         return true;
     }
-    auto newOut = broadcastDims(*xDims, *cDims);
-    if (!newOut || *newOut != *outDims) {
-        rw.missed({id, innerId}, "not reassociated: broadcasting would change the result shape");
-        return true;
+    // Broadcasting is associative, so x·(c1·c2) has the shape of (x·c1)·c2 whenever the latter is
+    // valid; with static shapes we check it anyway.
+    auto xDims = staticDims(g.value(x)), outDims = staticDims(g.value(n.outputs[0]));
+    if (xDims && outDims) {
+        auto newOut = broadcastDims(*xDims, *cDims);
+        if (!newOut || *newOut != *outDims) {
+            rw.missed({id, innerId}, "not reassociated: broadcasting would change the result shape");
+            return true;
+        }
     }
     if (product(*cDims) > std::max(t1.elementCount(), t2.elementCount())) {
         rw.missed({id, innerId}, "not reassociated: the combined constant would be larger than both constants");
