@@ -73,6 +73,19 @@ TEST(AlgebraicCatalog, ChainThatCancelsOutVanishes) {
     EXPECT_TRUE(hasRemark(run.result, RemarkKind::Applied, "mul-one", ""));
 }
 
+TEST(AlgebraicCatalog, ChainOnSymbolicShapeReassociated) {
+    GraphBuilder b("chain_sym");
+    auto x = b.inputSymbolic("x", DataType::Float, {Dim::symbol("n"), Dim::of(3)});
+    auto a = b.op("Mul", {x, b.constant("c1", floatTensor({3}, {1, 2, 3}))}, {}, "inner");
+    b.output(b.op("Abs", {b.op("Mul", {a, b.constant("c2", floatTensor({1, 1}, {3}))}, {}, "outer")}, {}, "abs"));
+    Model m = b.finish();
+    auto run = runChecked(m);  // interpreter runs with n = 1
+    EXPECT_EQ(run.after, (Counts{{"Abs", 1}, {"Mul", 1}}));
+    const Node& mul = m.graph.node(*m.graph.findNode("outer"));
+    EXPECT_EQ(m.graph.value(mul.inputs[1]).initializer->dims, (std::vector<int64_t>{1, 3}));
+    EXPECT_EQ(floatsOf(m.graph, mul.inputs[1]), (std::vector<float>{3, 6, 9}));
+}
+
 TEST(AlgebraicCatalog, ChainWithSharedIntermediateIsMissed) {
     Model m = chain("Mul", floatTensor({3}, {1, 2, 3}), floatTensor({3}, {2, 2, 2}), true);
     auto run = runChecked(m);
