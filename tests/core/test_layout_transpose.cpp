@@ -12,48 +12,15 @@
 #include "passes/PassRegistry.h"
 #include "passes/layout/LayoutPasses.h"
 #include "TestSupport.h"
+#include "test_layout_support.h"
 
 using namespace passlens;
 using namespace passlens::ir;
 
-namespace {
-
-size_t countOp(const Model& m, const std::string& op) {
-    size_t n = 0;
-    for (NodeId id : m.graph.nodeOrder())
-        if (m.graph.node(id).opType == op) ++n;
-    return n;
-}
-
-Attribute perm(std::vector<int64_t> p) { return Attribute::makeInts("perm", std::move(p)); }
-
-/// Runs `passes` on a copy and checks the outputs match the original on random inputs.
-Model optimizeAndCompare(const Model& m, const std::vector<std::unique_ptr<passes::Pass>>& ps,
-                         const std::string& layout = "",
-                         const std::vector<std::pair<std::string, int64_t>>& dims = {}, double rtol = 1e-4) {
-    Model out = m;
-    passes::PassOptions o;
-    o.targetLayout = layout;
-    for (const auto& p : ps) p->run(out, o);
-    auto inputs = eval::randomInputs(m, 7, dims);
-    eval::RunOptions ro;
-    ro.dims = dims;
-    auto ref = eval::run(m, inputs, ro);
-    auto got = eval::run(out, inputs, ro);
-    EXPECT_FALSE(ref.empty());
-    EXPECT_EQ(got.size(), ref.size());
-    for (const auto& d : eval::compareOutputs(m, got, ref, rtol, 1e-5))
-        EXPECT_TRUE(d.ok) << d.name << " maxAbs " << d.maxAbs << " maxRel " << d.maxRel;
-    return out;
-}
-
-std::vector<std::unique_ptr<passes::Pass>> transposeOnly() {
-    std::vector<std::unique_ptr<passes::Pass>> v;
-    v.push_back(passes::makeTransposePass());
-    return v;
-}
-
-}  // namespace
+using test::countOp;
+using test::optimizeAndCompare;
+using test::perm;
+using test::transposeOnly;
 
 TEST(LayoutTranspose, CancelsInversePair) {
     GraphBuilder b("pair");
