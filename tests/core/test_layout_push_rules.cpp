@@ -120,7 +120,7 @@ TEST(LayoutPushSlice, NonConstantAxesNotPushed) {
     Model m = b.finish();
     auto res = passes::makeTransposePass()->run(m, {});
     EXPECT_EQ(countOp(m, "Transpose"), 2u);
-    EXPECT_NE(findRemark(res, RemarkKind::Missed, "slice: axes is not a constant"), nullptr);
+    EXPECT_NE(findRemark(res, RemarkKind::Missed, "slice (Slice): axes is not a constant"), nullptr);
 }
 
 // ---- Pad ------------------------------------------------------------------------------------------
@@ -164,8 +164,14 @@ TEST(LayoutPushPad, NonConstantPadsGiveMissedRemarkNamingPad) {
     EXPECT_FALSE(res.changed);
     const passes::Remark* r = findRemark(res, RemarkKind::Missed, "to_nhwc not pushed");
     ASSERT_NE(r, nullptr);
-    EXPECT_NE(r->message.find("pad: pads is not a constant"), std::string::npos) << r->message;
+    EXPECT_NE(r->message.find("stopped by pad (Pad): pads is not a constant"), std::string::npos) << r->message;
     EXPECT_EQ(r->rule, "transpose-push");
+    ASSERT_EQ(r->nodeNames.size(), 2u);  // the Transpose and the op that stopped it
+    EXPECT_EQ(r->nodeNames[1], "pad");
+    // Every Transpose left over gets exactly one such remark.
+    size_t notPushed = 0;
+    for (const auto& rm : res.remarks) notPushed += rm.message.find(" not pushed: ") != std::string::npos;
+    EXPECT_EQ(notPushed, countOp(m, "Transpose"));
 }
 
 // ---- Gemm / MatMul --------------------------------------------------------------------------------
@@ -199,7 +205,7 @@ TEST(LayoutPushGemm, TransposedCStays) {
     Model out = optimizeAndCompare(m, transposeOnly());
     EXPECT_EQ(countOp(out, "Transpose"), 1u);
     auto res = passes::makeTransposePass()->run(out, {});
-    EXPECT_NE(findRemark(res, RemarkKind::Missed, "gemm: Gemm has no transpose flag for C"), nullptr);
+    EXPECT_NE(findRemark(res, RemarkKind::Missed, "gemm (Gemm): Gemm has no transpose flag for C"), nullptr);
 }
 
 TEST(LayoutPushMatMul, TwoDimensionalSwapBecomesGemm) {
@@ -244,7 +250,7 @@ TEST(LayoutPushMatMul, MatrixAxesSwapOfBatchedOperandStays) {
     Model out = optimizeAndCompare(m, transposeOnly());
     EXPECT_EQ(countOp(out, "Transpose"), 1u);
     auto res = passes::makeTransposePass()->run(out, {});
-    EXPECT_NE(findRemark(res, RemarkKind::Missed, "swap not pushed: mm: the perm moves the matrix axes"), nullptr);
+    EXPECT_NE(findRemark(res, RemarkKind::Missed, "swap not pushed: stopped by mm (MatMul): the perm moves the matrix axes"), nullptr);
 }
 
 // ---- Concat / Softmax / Reduce negatives and edge cases ---------------------------------------------
@@ -259,7 +265,7 @@ TEST(LayoutPushConcat, UntransposedSecondOperandNotPushed) {
     Model out = optimizeAndCompare(m, transposeOnly());
     EXPECT_EQ(countOp(out, "Transpose"), 1u);
     auto res = passes::makeTransposePass()->run(out, {});
-    EXPECT_NE(findRemark(res, RemarkKind::Missed, "cat: pushing would add 2 Transpose(s) and remove 1"), nullptr);
+    EXPECT_NE(findRemark(res, RemarkKind::Missed, "cat (Concat): pushing would add 2 Transpose(s) and remove 1"), nullptr);
 }
 
 TEST(LayoutPushSoftmax, Opset11PushedWhenPermKeepsTheFlattenedBlock) {
@@ -282,7 +288,7 @@ TEST(LayoutPushSoftmax, Opset11CrossingTheBoundaryGivesMissedRemark) {
     Model out = optimizeAndCompare(m, transposeOnly());
     EXPECT_EQ(countOp(out, "Transpose"), 2u);
     auto res = passes::makeTransposePass()->run(out, {});
-    EXPECT_NE(findRemark(res, RemarkKind::Missed, "t not pushed: sm: Softmax (opset 11) flattens to 2-D at axis 2"),
+    EXPECT_NE(findRemark(res, RemarkKind::Missed, "t not pushed: stopped by sm (Softmax): Softmax (opset 11) flattens to 2-D at axis 2"),
               nullptr);
 }
 
@@ -306,5 +312,5 @@ TEST(LayoutPushReduce, NonConstantAxesInputNotPushed) {
     Model m = b.finish();
     auto res = passes::makeTransposePass()->run(m, {});
     EXPECT_EQ(countOp(m, "Transpose"), 2u);
-    EXPECT_NE(findRemark(res, RemarkKind::Missed, "rs: axes is not a constant"), nullptr);
+    EXPECT_NE(findRemark(res, RemarkKind::Missed, "rs (ReduceSum): axes is not a constant"), nullptr);
 }

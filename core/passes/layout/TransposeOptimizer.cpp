@@ -336,23 +336,41 @@ private:
         return true;
     }
 
+    /// "conv (Conv)", or just "Conv#12" for an unnamed node.
+    static std::string opLabel(const Node& n) {
+        return n.name.empty() ? n.displayName() : n.name + " (" + n.opType + ")";
+    }
+
+    /// One missed remark per Transpose left in the graph, naming the op that stopped it.
     void reportStuck() {
         rw_.setRule("transpose-push");
         for (NodeId t : g_.nodeOrder()) {
             const Node& node = g_.node(t);
-            if (!isTranspose(node) || node.outputs[0] == kNone) continue;
+            if (!isTranspose(node) || node.outputs.empty() || node.outputs[0] == kNone) continue;
             const Value& y = g_.value(node.outputs[0]);
             std::string why;
-            if (y.isGraphOutput) why = "its output is a graph output";
-            for (NodeId r : y.consumers) {
+            NodeId stopper = kNone;
+            if (!permOf(g_, t)) why = "its perm is invalid or its input rank is unknown";
+            else if (y.isGraphOutput) why = "its output is a graph output";
+            for (NodeId r : y.consumers) {  // the first reader that refused, else one with no rule
                 if (!why.empty()) break;
                 const Node& rn = g_.node(r);
-                if (isTranspose(rn)) continue;
-                if (auto it = blocked_.find(r); it != blocked_.end()) why = rn.displayName() + ": " + it->second;
-                else if (!takesTranspose(rn)) why = rn.displayName() + " is layout-sensitive";
+                if (auto it = blocked_.find(r); it != blocked_.end()) why = it->second;
+                else if (!takesTranspose(rn)) why = "layout-sensitive, no push rule";
+                else continue;
+                stopper = r;
             }
-            if (why.empty()) why = "no rule applies";
-            rw_.missed({t}, node.displayName() + " not pushed: " + why, {node.outputs[0]});
+            for (NodeId r : y.consumers)
+                if (why.empty() && !isTranspose(g_.node(r))) {
+                    stopper = r;
+                    why = "no push rule fired";
+                }
+            if (why.empty()) why = y.consumers.empty() ? "nothing reads its output" : "no rule applies";
+            std::string message = node.displayName() + " not pushed: ";
+            if (stopper != kNone) message += "stopped by " + opLabel(g_.node(stopper)) + ": ";
+            std::vector<NodeId> nodes = {t};
+            if (stopper != kNone) nodes.push_back(stopper);
+            rw_.missed(nodes, message + why, {node.outputs[0]});
         }
     }
 
