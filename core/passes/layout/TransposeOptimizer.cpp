@@ -338,7 +338,8 @@ private:
 
     /// "conv (Conv)", or just "Conv#12" for an unnamed node.
     static std::string opLabel(const Node& n) {
-        return n.name.empty() ? n.displayName() : n.name + " (" + n.opType + ")";
+        const std::string op = n.domain.empty() ? n.opType : n.domain + "." + n.opType;
+        return n.name.empty() ? n.displayName() : n.name + " (" + op + ")";
     }
 
     /// One missed remark per Transpose left in the graph, naming the op that stopped it.
@@ -356,6 +357,7 @@ private:
                 if (!why.empty()) break;
                 const Node& rn = g_.node(r);
                 if (auto it = blocked_.find(r); it != blocked_.end()) why = it->second;
+                else if (rn.domain == kNhwcDomain) why = "a channels-last op reads NHWC data here (layout boundary)";
                 else if (!takesTranspose(rn)) why = "layout-sensitive, no push rule";
                 else continue;
                 stopper = r;
