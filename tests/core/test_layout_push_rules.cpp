@@ -314,3 +314,35 @@ TEST(LayoutPushReduce, NonConstantAxesInputNotPushed) {
     EXPECT_EQ(countOp(m, "Transpose"), 2u);
     EXPECT_NE(findRemark(res, RemarkKind::Missed, "rs (ReduceSum): axes is not a constant"), nullptr);
 }
+
+// ---- Transpose -> Reshape -------------------------------------------------------------------------
+
+TEST(LayoutTransposeToReshape, OnlyUnitAxesMovedBecomesReshape) {
+    GraphBuilder b("t2r", 13);
+    auto x = b.inputSymbolic("x", DataType::Float, {Dim::symbol("N"), Dim::of(1), Dim::of(1), Dim::of(5)});
+    auto t = b.op("Transpose", {x}, {perm(kToNchw)});  // [N,5,1,1]: same bytes in the same order
+    b.output(b.op("Shape", {t}));
+    b.output(b.op("Relu", {t}));
+    Model m = b.finish();
+    Model out = optimizeAndCompare(m, transposeOnly(), "", {{"N", 3}});
+    EXPECT_EQ(countOp(out, "Transpose"), 0u);
+    EXPECT_EQ(countOp(out, "Reshape"), 1u);
+    Model logged = m;
+    EXPECT_TRUE(hasRule(passes::makeTransposePass()->run(logged, {}), "transpose-to-reshape"));
+    expectFixedPoint(out);
+}
+
+TEST(LayoutTransposeToReshape, MovingALongAxisStaysATranspose) {
+    GraphBuilder b("t2r_neg", 13);
+    auto x = b.inputSymbolic("x", DataType::Float, {Dim::symbol("N"), Dim::symbol("H"), Dim::symbol("W"), Dim::of(1)});
+    auto t = b.op("Transpose", {x}, {perm(kToNchw)});  // H and W both move: two unknown dims
+    b.output(b.op("Shape", {t}));
+    auto y = b.input("y", DataType::Float, {1, 3, 4, 5});
+    b.output(b.op("Shape", {b.op("Transpose", {y}, {perm(kToNhwc)})}));  // 3 moves past 4 and 5
+    Model m = b.finish();
+    Model out = m;
+    auto res = passes::makeTransposePass()->run(out, {});
+    EXPECT_EQ(countOp(out, "Transpose"), 2u);
+    EXPECT_EQ(countOp(out, "Reshape"), 0u);
+    EXPECT_FALSE(res.changed);
+}

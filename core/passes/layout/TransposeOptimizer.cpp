@@ -59,6 +59,8 @@ public:
             }
             if (!changed) break;
         }
+        for (NodeId t : std::vector<NodeId>(g_.nodeOrder()))
+            if (g_.hasNode(t) && isTranspose(g_.node(t))) toReshape(t);
         reportStuck();
     }
 
@@ -333,6 +335,42 @@ private:
         }
         for (NodeId r : y.consumers)
             if (!takesTranspose(g_.node(r))) return false;
+        return true;
+    }
+
+    /// A Transpose that keeps the order of every axis longer than 1 (e.g. NHWC [N,1,1,C] to NCHW
+    /// [N,C,1,1]) does not move data: it becomes a Reshape. Dynamic axes must stay in place (0 in
+    /// the target shape), except one that the target's -1 can take.
+    bool toReshape(NodeId t) {
+        const Node& node = g_.node(t);
+        auto perm = permOf(g_, t);
+        if (!perm || onnxOpset(rw_.model()) < 5 || node.outputs[0] == kNone) return false;
+        const TypeInfo& type = g_.value(node.inputs[0]).type;
+        if (!type.isTensor() || !type.shape || type.shape->rank() != perm->size()) return false;
+        std::vector<int64_t> target;
+        int64_t lastMoved = -1;
+        bool inferredUsed = false;
+        for (size_t i = 0; i < perm->size(); ++i) {
+            const auto src = static_cast<size_t>((*perm)[i]);
+            const Dim& d = type.shape->dims[src];
+            if (d.isStatic() && *d.value == 1) { target.push_back(1); continue; }
+            if (static_cast<int64_t>(src) < lastMoved) return false;  // data order changes
+            lastMoved = static_cast<int64_t>(src);
+            if (d.isStatic() && *d.value > 0) target.push_back(*d.value);
+            else if (d.isStatic()) return false;  // 0 would mean "copy" in a Reshape shape
+            else if (src == i) target.push_back(0);
+            else if (!inferredUsed) { target.push_back(-1); inferredUsed = true; }
+            else return false;
+        }
+        const std::string reason = node.displayName() + " " + permText(*perm) +
+                                   " only moves axes of length 1, so the data order is unchanged: a Reshape";
+        const ValueId x = node.inputs[0], y = node.outputs[0];
+        const std::string name = node.name;
+        rw_.setRule("transpose-to-reshape");
+        const ValueId shape = rw_.newInitializer(node.displayName() + "_shape",
+                                                 makeTensorOf(DataType::Int64, {static_cast<int64_t>(target.size())}, target));
+        NodeId r = rw_.replaceNodes({t}, "Reshape", {x, shape}, {y}, {}, reason, name);
+        rw_.applied({r}, reason);
         return true;
     }
 
