@@ -238,6 +238,8 @@ TEST(LayoutPushMatMul, BatchPermPushedWithConstantPreTransposed) {
     Model out = optimizeAndCompare(m, transposeOnly());
     EXPECT_EQ(countOp(out, "Transpose"), 0u);
     EXPECT_EQ(countOp(out, "MatMul"), 2u);
+    Model logged = m;
+    EXPECT_TRUE(hasRule(passes::makeTransposePass()->run(logged, {}), "transpose-push-MatMul"));
     expectFixedPoint(out);
 }
 

@@ -262,13 +262,31 @@ TEST(LayoutTranspose, ReduceKeepdimsAxesRewritten) {
     EXPECT_EQ(countOp(out, "Transpose"), 0u);
 }
 
-TEST(LayoutTranspose, ReduceWithoutKeepdimsNotPushed) {
+TEST(LayoutTranspose, ReduceWithoutKeepdimsPushedWithSqueezedPerm) {
     GraphBuilder b("reduce0", 13);
     auto x = b.input("x", DataType::Float, {1, 3, 4, 5});
     auto t = b.op("Transpose", {x}, {perm({0, 2, 3, 1})});
     b.output(b.op("ReduceMax", {t}, {Attribute::makeInts("axes", {1}), Attribute::makeInt("keepdims", 0)}));
     Model out = optimizeAndCompare(b.finish(), transposeOnly());
-    EXPECT_EQ(countOp(out, "Transpose"), 1u);
+    ASSERT_EQ(countOp(out, "Transpose"), 1u);
+    for (NodeId n : out.graph.nodeOrder()) {
+        const Node& node = out.graph.node(n);
+        if (node.opType == "ReduceMax") {
+            EXPECT_EQ(node.attrInts("axes"), std::vector<int64_t>{2});
+        }
+        if (node.opType == "Transpose") {
+            EXPECT_EQ(node.attrInts("perm"), (std::vector<int64_t>{0, 2, 1}));
+        }
+    }
+}
+
+TEST(LayoutTranspose, ReduceOverSpatialAxesWithoutKeepdimsNeedsNoTranspose) {
+    GraphBuilder b("gap_tf", 11);
+    auto x = b.input("x", DataType::Float, {1, 3, 4, 5});
+    auto t = b.op("Transpose", {x}, {perm({0, 2, 3, 1})});  // NHWC, then a TF-style global mean
+    b.output(b.op("ReduceMean", {t}, {Attribute::makeInts("axes", {1, 2}), Attribute::makeInt("keepdims", 0)}));
+    Model out = optimizeAndCompare(b.finish(), transposeOnly());
+    EXPECT_EQ(countOp(out, "Transpose"), 0u);  // [N,C] comes out the same either way
 }
 
 TEST(LayoutTranspose, SoftmaxOpset13AxisRewritten) {

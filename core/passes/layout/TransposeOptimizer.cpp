@@ -184,7 +184,8 @@ private:
         if (why.empty()) rule.edit(RuleInput{rw_.model(), g_, node, *perm, onnxOpset(rw_.model())}, edit, why);
         // Cost: the Transposes added (inserted inputs, one per output) against those likely removed.
         // Extra outputs (Split) are free when their readers are likely to take the Transpose further.
-        size_t outputCost = 1;
+        const Perm outPerm = edit.outputPerm.value_or(*perm);
+        size_t outputCost = isIdentity(outPerm) ? 0 : 1;
         for (size_t k = 1; k < outs.size(); ++k)
             if (!outputTakesTranspose(node.outputs[outs[k]])) ++outputCost;
         if (why.empty() && added + outputCost > removable.size())
@@ -224,8 +225,11 @@ private:
             inputs[slot] = rw_.newInitializer(hint + "_perm", tensor);
         }
         std::vector<ValueId> oldOuts = node.outputs, newOuts = node.outputs;
-        for (size_t k : outs)
-            newOuts[k] = rw_.newValue(g_.value(oldOuts[k]).name + "_pre", permutedType(g_.value(oldOuts[k]).type, inv));
+        const bool outputTransposed = !isIdentity(outPerm);
+        if (outputTransposed)
+            for (size_t k : outs)
+                newOuts[k] = rw_.newValue(g_.value(oldOuts[k]).name + "_pre",
+                                          permutedType(g_.value(oldOuts[k]).type, invert(outPerm)));
         std::vector<bool> read(oldOuts.size(), false);
         for (size_t k : outs) read[k] = !g_.value(oldOuts[k]).consumers.empty() || g_.value(oldOuts[k]).isGraphOutput;
         const std::string opType = node.opType, nodeName = node.name, domain = node.domain;
@@ -233,9 +237,9 @@ private:
         for (auto [from, to] : inserted)
             rw_.addNode("Transpose", {from}, {to}, {Attribute::makeInts("perm", inv)}, {}, reason, "Transpose");
         for (size_t k : outs)
-            if (read[k])
-                rw_.addNode("Transpose", {newOuts[k]}, {oldOuts[k]}, {Attribute::makeInts("perm", *perm)}, {firstT}, reason,
-                            "Transpose");
+            if (read[k] && outputTransposed)
+                rw_.addNode("Transpose", {newOuts[k]}, {oldOuts[k]}, {Attribute::makeInts("perm", outPerm)}, {firstT},
+                            reason, "Transpose");
         for (ValueId v : oldInputs) dropIfDead(v);
         rw_.applied({moved}, reason);
         blocked_.erase(c);

@@ -1,5 +1,6 @@
 #include "passes/layout/TransposeRules.h"
 
+#include <algorithm>
 #include <map>
 
 namespace passlens::passes::layoututil {
@@ -11,6 +12,18 @@ std::optional<int64_t> axisBeforeTranspose(int64_t a, const Perm& perm) {
     if (a < 0) a += rank;
     if (a < 0 || a >= rank) return std::nullopt;
     return perm[static_cast<size_t>(a)];
+}
+
+Perm squeezePerm(const Perm& perm, const std::vector<int64_t>& removed) {
+    auto isRemoved = [&](int64_t a) { return std::find(removed.begin(), removed.end(), a) != removed.end(); };
+    Perm out;
+    for (int64_t src : perm) {
+        if (isRemoved(src)) continue;
+        int64_t below = 0;  // position of x-axis `src` once the removed axes are gone
+        for (int64_t a = 0; a < src; ++a) below += isRemoved(a) ? 0 : 1;
+        out.push_back(below);
+    }
+    return out;
 }
 
 namespace {
@@ -83,20 +96,30 @@ bool softmaxEdit(const RuleInput& in, PushEdit& e, std::string& why) {
 
 bool reduceEdit(const RuleInput& in, PushEdit& e, std::string& why) {
     e.attrs = in.node.attributes;
-    if (in.node.attrInt("keepdims", 1) == 0) { why = in.node.opType + " with keepdims=0 changes the rank"; return false; }
+    const bool keepdims = in.node.attrInt("keepdims", 1) != 0;
     const bool axesAsInput = (in.node.opType == "ReduceSum" && in.opset >= 13) || in.opset >= 18;
+    std::optional<std::vector<int64_t>> axes;  // nullopt = all axes
     if (axesAsInput) {
-        if (in.node.inputs.size() < 2 || in.node.inputs[1] == kNone) return true;  // all axes (or a no-op)
-        auto axes = constInts(in, 1, "axes", why);
-        if (!axes) return false;
-        if (!mapAxes(*axes, in.perm)) { why = "axis out of range"; return false; }
-        e.inputs.emplace_back(1, intTensor(DataType::Int64, *axes));
-        return true;
+        if (in.node.inputs.size() > 1 && in.node.inputs[1] != kNone) {
+            axes = constInts(in, 1, "axes", why);
+            if (!axes) return false;
+            if (axes->empty()) axes.reset();
+        }
+        if (!axes && in.node.attrInt("noop_with_empty_axes", 0) != 0) return true;  // identity
+    } else if (const Attribute* a = in.node.attr("axes")) {
+        axes = a->ints;
     }
-    if (const Attribute* a = in.node.attr("axes")) {
-        std::vector<int64_t> axes = a->ints;
-        if (!mapAxes(axes, in.perm)) { why = "axis out of range"; return false; }
-        setAttr(e.attrs, Attribute::makeInts("axes", axes));
+    if (axes) {
+        if (!mapAxes(*axes, in.perm)) { why = "axis out of range"; return false; }
+        if (axesAsInput) e.inputs.emplace_back(1, intTensor(DataType::Int64, *axes));
+        else setAttr(e.attrs, Attribute::makeInts("axes", *axes));
+    }
+    if (!keepdims) {  // the reduced axes disappear: the Transpose after drops them too
+        std::vector<int64_t> removed;
+        if (axes) removed = *axes;
+        else
+            for (size_t i = 0; i < in.perm.size(); ++i) removed.push_back(static_cast<int64_t>(i));
+        e.outputPerm = squeezePerm(in.perm, removed);
     }
     return true;
 }

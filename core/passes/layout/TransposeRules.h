@@ -2,6 +2,7 @@
 // The push-through rules of the `transpose` pass: for each layout-agnostic op, which inputs carry
 // the layout and how the op's axes, pads or other index inputs change when a Transpose(perm)
 // feeding it moves below it. The optimizer (TransposeOptimizer.cpp) does the graph surgery.
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -15,6 +16,9 @@ namespace passlens::passes::layoututil {
 struct PushEdit {
     std::vector<ir::Attribute> attrs;                      ///< the node's attributes, axes rewritten
     std::vector<std::pair<size_t, ir::TensorPtr>> inputs;  ///< index inputs replaced by new constants
+    /// Perm of the Transpose put back after the outputs when it is not the pushed perm (a reduce
+    /// without keepdims drops axes); identity = no Transpose needed.
+    std::optional<Perm> outputPerm;
 };
 
 struct RuleInput {
@@ -37,6 +41,10 @@ struct PushRule {
 
 /// The push rule for a standard-domain op, nullptr when the op is layout-sensitive or unknown.
 const PushRule* pushRuleFor(const ir::Node& n);
+
+/// The perm that maps reduce(x, axes of x, keepdims=0) to reduce(transpose(x, perm), ...):
+/// `perm` with the removed axes (`removed`, axes of x) taken out and renumbered.
+Perm squeezePerm(const Perm& perm, const std::vector<int64_t>& removed);
 
 /// Axis `a` of transpose(x, perm) is axis perm[a] of x; nullopt when out of range.
 std::optional<int64_t> axisBeforeTranspose(int64_t a, const Perm& perm);
