@@ -348,3 +348,23 @@ TEST(LayoutTransposeToReshape, MovingALongAxisStaysATranspose) {
     EXPECT_EQ(countOp(out, "Reshape"), 0u);
     EXPECT_FALSE(res.changed);
 }
+
+// ---- the new rules together, as a TF exporter writes them ----------------------------------------
+
+TEST(LayoutPushTfStyle, PadSplitSliceConcatChainLosesEveryTranspose) {
+    GraphBuilder b("tf_mix", 13);
+    auto x = b.input("x", DataType::Float, {1, 4, 6, 6});
+    auto nhwc = [&](ValueId v) { return b.op("Transpose", {v}, {perm(kToNhwc)}); };
+    auto nchw = [&](ValueId v) { return b.op("Transpose", {v}, {perm(kToNchw)}); };
+    auto padded = nchw(b.op("Pad", {nhwc(x), b.ints("pads", {0, 1, 1, 0, 0, 1, 1, 0})}));     // 1x4x8x8
+    auto parts = b.opMulti("Split", {nhwc(b.op("Relu", {padded})), b.ints("sizes", {2, 2})}, 2,
+                           {Attribute::makeInt("axis", 3)});                                    // channels
+    auto left = nchw(b.op("Slice", {parts[0], b.ints("s", {1}), b.ints("e", {7}), b.ints("a", {1})}));
+    auto right = nchw(b.op("Slice", {parts[1], b.ints("s2", {1}), b.ints("e2", {7}), b.ints("a2", {1})}));
+    b.output(b.op("Concat", {b.op("Sigmoid", {left}), right}, {Attribute::makeInt("axis", 1)}));
+    Model m = b.finish();
+    ASSERT_EQ(countOp(m, "Transpose"), 5u);
+    Model out = optimizeAndCompare(m, transposeOnly());
+    EXPECT_EQ(countOp(out, "Transpose"), 0u);
+    expectFixedPoint(out);
+}

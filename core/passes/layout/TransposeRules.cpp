@@ -57,7 +57,7 @@ std::optional<std::vector<int64_t>> constInts(const RuleInput& in, size_t slot, 
     ValueId v = slot < in.node.inputs.size() ? in.node.inputs[slot] : kNone;
     TensorPtr t = v == kNone ? nullptr : constantOf(in.graph, v);
     auto vals = t ? intValues(*t) : std::nullopt;
-    if (!vals) why = std::string(what) + " is not a constant";
+    if (!vals) why = std::string(what) + (t ? " is not an int32/int64 tensor" : " is not a constant");
     return vals;
 }
 
