@@ -1,9 +1,10 @@
 // The `transpose` pass: a sweep over the graph in topological order (repeated to a fixed point)
-// that simplifies every Transpose (identity, constant fold, compose with a producing Transpose)
-// and pushes Transposes down through ops that have a push rule in the handler table below
-// (as ONNX Runtime's transpose_optimizer). Every mutation goes through the Rewriter.
-#include <functional>
-#include <map>
+// that simplifies every Transpose (identity, constant fold, compose with a producing Transpose),
+// pushes Transposes down through ops with a push rule (TransposeRules.cpp, as ONNX Runtime's
+// transpose optimizer) and takes 2-D [1,0] Transposes into Gemm's transA/transB (a MatMul becomes
+// a Gemm). Afterwards a Transpose that only moves length-1 axes becomes a Reshape, and every
+// Transpose left gets a missed remark naming the op that stopped it. Every mutation goes through
+// the Rewriter, each with its rule name.
 #include <set>
 #include <unordered_map>
 
