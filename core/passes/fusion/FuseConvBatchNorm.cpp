@@ -111,6 +111,12 @@ void FuseConvBatchNorm::runImpl(PassContext& ctx) const {
 void registerFusionPasses(PassRegistry& r) {
     r.add("fuse-conv-bn", FuseConvBatchNorm().description(), Level::Extended, 200,
           [] { return std::make_unique<FuseConvBatchNorm>(); });
+    r.add("fuse-layer-norm", FuseLayerNorm().description(), Level::Extended, 210,
+          [] { return std::make_unique<FuseLayerNorm>(); });
+    r.add("fuse-hard-swish", FuseHardSwish().description(), Level::Extended, 220,
+          [] { return std::make_unique<FuseHardSwish>(); });
+    r.add("fuse-matmul-add", FuseMatMulAdd().description(), Level::Extended, 230,
+          [] { return std::make_unique<FuseMatMulAdd>(); });
 }
 
 }  // namespace passlens::passes

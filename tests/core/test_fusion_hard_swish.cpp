@@ -1,0 +1,129 @@
+// HardSigmoid / HardSwish fusion: the clip forms with Clip bounds as attributes (opset 9) and as
+// inputs (opset ≥ 11), x·HardSigmoid(x), the opset gate, and the traps (a second reader, wrong
+// constants), with op counts, remark text and numerical equivalence.
+#include <gtest/gtest.h>
+
+#include <map>
+
+#include "TestSupport.h"
+#include "eval/Interpreter.h"
+#include "ir/Builder.h"
+#include "onnx/Checker.h"
+#include "passes/PassManager.h"
+
+using namespace passlens;
+using namespace passlens::ir;
+using namespace passlens::passes;
+
+namespace {
+
+std::map<std::string, int> opCounts(const Graph& g) {
+    std::map<std::string, int> c;
+    for (NodeId n : g.nodeOrder()) ++c[g.node(n).opType];
+    return c;
+}
+
+PassResult runAndCompare(Model& m) {
+    Model original = m;
+    auto inputs = eval::randomInputs(m, 9);
+    // Spread the inputs over [-6, 6) so every piece of the clip is exercised.
+    std::vector<TensorPtr> wide;
+    for (const auto& t : inputs) {
+        std::vector<float> v(t->as<float>(), t->as<float>() + t->elementCount());
+        for (auto& f : v) f *= 6.f;
+        wide.push_back(makeTensorOf(DataType::Float, t->dims, v, t->name));
+    }
+    auto before = eval::run(m, wide);
+    PassManager pm;
+    pm.addPass("fuse-hard-swish");
+    auto result = pm.run(m);
+    auto after = eval::run(m, wide);
+    for (const auto& d : eval::compareOutputs(original, after, before, 1e-4, 1e-5)) EXPECT_TRUE(d.ok) << d.name << " " << d.maxAbs;
+    EXPECT_FALSE(onnxio::checkModel(m).has_value()) << *onnxio::checkModel(m);
+    return result.steps.back().result;
+}
+
+std::string remarkText(const PassResult& r, RemarkKind kind) {
+    std::string s;
+    for (const auto& m : r.remarks)
+        if (m.kind == kind) s += m.message + "\n";
+    return s;
+}
+
+enum class Form { MulThenDiv, DivThenMul, HardSigmoidOnly, MulHardSigmoid };
+
+Model hardSwish(Form form, int64_t opset, float three = 3.f, bool tap = false) {
+    GraphBuilder b("hard_swish", opset);
+    auto x = b.input("x", DataType::Float, {2, 16});
+    ValueId h;
+    if (form == Form::MulHardSigmoid) {
+        h = b.op("HardSigmoid", {x}, {Attribute::makeFloat("alpha", 1.f / 6.f), Attribute::makeFloat("beta", 0.5f)}, "hsig");
+    } else {
+        auto a = b.op("Add", {x, b.scalar("three", three)}, {}, "add3");
+        h = opset < 11 ? b.op("Clip", {a}, {Attribute::makeFloat("min", 0.f), Attribute::makeFloat("max", 6.f)}, "clip")
+                       : b.op("Clip", {a, b.scalar("lo", 0.f), b.scalar("hi", 6.f)}, {}, "clip");
+    }
+    ValueId y = kNone;
+    switch (form) {
+    case Form::MulThenDiv: y = b.op("Div", {b.op("Mul", {x, h}, {}, "mul"), b.scalar("six", 6.f)}, {}, "div6"); break;
+    case Form::DivThenMul: y = b.op("Mul", {b.op("Div", {h, b.scalar("six", 6.f)}, {}, "div6"), x}, {}, "mul"); break;
+    case Form::HardSigmoidOnly: y = b.op("Mul", {h, b.scalar("sixth", 1.f / 6.f)}, {}, "div6"); break;
+    case Form::MulHardSigmoid: y = b.op("Mul", {x, h}, {}, "mul"); break;
+    }
+    b.output(b.op("Relu", {y}, {}, "relu"));
+    if (tap) b.output(b.op("Neg", {h}, {}, "tap"));
+    return b.finish();
+}
+
+}  // namespace
+
+TEST(FusionHardSwish, ClipFormsBecomeHardSwishAtOpset14) {
+    for (Form f : {Form::MulThenDiv, Form::DivThenMul, Form::MulHardSigmoid}) {
+        Model m = hardSwish(f, 14);
+        PassResult r = runAndCompare(m);
+        EXPECT_EQ(opCounts(m.graph), (std::map<std::string, int>{{"HardSwish", 1}, {"Relu", 1}})) << int(f);
+        EXPECT_NE(remarkText(r, RemarkKind::Applied).find("fused into HardSwish"), std::string::npos);
+        EXPECT_FALSE(m.graph.findValue("six").has_value());
+        PassManager again;
+        again.addPass("fuse-hard-swish");
+        EXPECT_FALSE(again.run(m).steps.back().result.changed);
+    }
+}
+
+TEST(FusionHardSwish, Opset9ClipAttributesBecomeHardSigmoidAndTheGateIsNamed) {
+    Model m = hardSwish(Form::DivThenMul, 9);
+    PassResult r = runAndCompare(m);
+    EXPECT_EQ(opCounts(m.graph), (std::map<std::string, int>{{"HardSigmoid", 1}, {"Mul", 1}, {"Relu", 1}}));
+    EXPECT_NE(remarkText(r, RemarkKind::Missed).find("x·HardSigmoid(x) at mul not fused: HardSwish needs opset 14, the model has opset 9"),
+              std::string::npos)
+        << remarkText(r, RemarkKind::Missed);
+    Model m2 = hardSwish(Form::MulThenDiv, 13);
+    PassResult r2 = runAndCompare(m2);
+    EXPECT_EQ(m2.graph.nodeCount(), 5u);
+    EXPECT_NE(remarkText(r2, RemarkKind::Missed).find("x·clip(x+3, 0, 6)/6 at clip not fused: HardSwish needs opset 14"), std::string::npos);
+}
+
+TEST(FusionHardSwish, HardSigmoidFormAlone) {
+    Model m = hardSwish(Form::HardSigmoidOnly, 13);
+    PassResult r = runAndCompare(m);
+    EXPECT_EQ(opCounts(m.graph), (std::map<std::string, int>{{"HardSigmoid", 1}, {"Relu", 1}}));
+    EXPECT_NE(remarkText(r, RemarkKind::Applied).find("clip(x+3, 0, 6) at clip: 3 nodes fused into HardSigmoid(alpha 1/6, beta 0.5)"),
+              std::string::npos)
+        << remarkText(r, RemarkKind::Applied);
+}
+
+TEST(FusionHardSwish, WrongConstantIsNotAHardSwish) {
+    Model m = hardSwish(Form::MulThenDiv, 14, 2.f);
+    PassResult r = runAndCompare(m);
+    EXPECT_EQ(m.graph.nodeCount(), 5u);
+    EXPECT_FALSE(r.changed);
+}
+
+TEST(FusionHardSwish, SecondReaderIsRefusedAndNamed) {
+    Model m = hardSwish(Form::MulHardSigmoid, 14, 3.f, true);
+    PassResult r = runAndCompare(m);
+    EXPECT_EQ(opCounts(m.graph)["HardSwish"], 0);
+    EXPECT_NE(remarkText(r, RemarkKind::Missed).find("x·HardSigmoid(x) at mul not fused: 'hsig_out' has 2 readers (mul, tap)"),
+              std::string::npos)
+        << remarkText(r, RemarkKind::Missed);
+}
