@@ -111,6 +111,8 @@ void FuseConvBatchNorm::runImpl(PassContext& ctx) const {
 void registerFusionPasses(PassRegistry& r) {
     r.add("fuse-conv-bn", FuseConvBatchNorm().description(), Level::Extended, 200,
           [] { return std::make_unique<FuseConvBatchNorm>(); });
+    r.add("fuse-conv-mul-add", FuseConvScaleShift().description(), Level::Extended, 205,
+          [] { return std::make_unique<FuseConvScaleShift>(); });
     r.add("fuse-layer-norm", FuseLayerNorm().description(), Level::Extended, 210,
           [] { return std::make_unique<FuseLayerNorm>(); });
     r.add("fuse-hard-swish", FuseHardSwish().description(), Level::Extended, 220,

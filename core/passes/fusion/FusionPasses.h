@@ -42,6 +42,15 @@ protected:
     void runImpl(PassContext& ctx) const override;
 };
 
+/// Conv → Mul/Add by a per-channel constant folded into the Conv's weights and bias.
+class FuseConvScaleShift : public Pass {
+public:
+    std::string name() const override { return "fuse-conv-mul-add"; }
+    std::string description() const override { return "Folds a per-channel constant Mul or Add after a Conv into its weights and bias"; }
+protected:
+    void runImpl(PassContext& ctx) const override;
+};
+
 void registerFusionPasses(PassRegistry& registry);
 
 }  // namespace passlens::passes
