@@ -55,11 +55,18 @@ std::optional<size_t> rankOf(const ir::Graph& g, ir::ValueId v, int depth = 0) {
     if (!canonicalDomain(n.domain).empty()) return std::nullopt;
     static const std::vector<std::string> sameRank = {"Relu", "Sigmoid", "Tanh", "Exp", "Log", "Sqrt", "Neg", "Abs",
                                                       "Softmax", "LogSoftmax", "Clip", "Cast", "Erf", "HardSigmoid",
-                                                      "LeakyRelu", "Identity", "Dropout", "Reciprocal"};
+                                                      "LeakyRelu", "Identity", "Dropout", "Reciprocal", "Slice",
+                                                      "Concat", "Pad"};
     static const std::vector<std::string> broadcast = {"Add", "Sub", "Mul", "Div", "Pow", "Where", "MatMul"};
     if (n.opType == "Transpose" && n.attr("perm")) return n.attrInts("perm").size();
     if (n.opType == "Reshape" && n.inputs.size() > 1 && g.value(n.inputs[1]).initializer)
         return size_t(g.value(n.inputs[1]).initializer->elementCount());
+    if ((n.opType == "Squeeze" || n.opType == "Unsqueeze") && n.attr("axes")) {  // opset < 13 form
+        auto in = rankOf(g, n.inputs[0], depth + 1);
+        const size_t k = n.attrInts("axes").size();
+        if (!in || (n.opType == "Squeeze" && *in < k)) return std::nullopt;
+        return n.opType == "Squeeze" ? *in - k : *in + k;
+    }
     if (std::find(sameRank.begin(), sameRank.end(), n.opType) != sameRank.end()) return rankOf(g, n.inputs[0], depth + 1);
     if (std::find(broadcast.begin(), broadcast.end(), n.opType) != broadcast.end()) {
         size_t r = 0;

@@ -51,6 +51,60 @@ protected:
     void runImpl(PassContext& ctx) const override;
 };
 
+/// (x∘a)∘b with scalar constants a, b → x∘c (Mul/Div and Add/Sub chains).
+class FoldConstantChains : public Pass {
+public:
+    std::string name() const override { return "fold-constant-chains"; }
+    std::string description() const override { return "Folds two elementwise steps by scalar constants into one ((x·a)·b → x·ab, (x+a)−b → x+(a−b))"; }
+protected:
+    void runImpl(PassContext& ctx) const override;
+};
+
+/// Relu(x) − α·Relu(−x) (and + β·Relu(−x)) → PRelu.
+class FusePRelu : public Pass {
+public:
+    std::string name() const override { return "fuse-prelu"; }
+    std::string description() const override { return "Fuses Relu(x) − α·Relu(−x) forms into PRelu"; }
+protected:
+    void runImpl(PassContext& ctx) const override;
+};
+
+/// ReduceMean over all spatial axes (one node or two chained) → GlobalAveragePool.
+class FuseGlobalPool : public Pass {
+public:
+    std::string name() const override { return "fuse-global-pool"; }
+    std::string description() const override { return "Fuses ReduceMean over every spatial axis (one or two nodes) into GlobalAveragePool"; }
+protected:
+    void runImpl(PassContext& ctx) const override;
+};
+
+/// GELU erf/tanh forms: found and reported (Gelu needs opset 20).
+class FuseGelu : public Pass {
+public:
+    std::string name() const override { return "fuse-gelu"; }
+    std::string description() const override { return "Finds GELU (erf and tanh forms); Gelu needs opset 20, so each is reported and kept"; }
+protected:
+    void runImpl(PassContext& ctx) const override;
+};
+
+/// x·Sigmoid(k·x): found and reported (no standard op).
+class FuseSilu : public Pass {
+public:
+    std::string name() const override { return "fuse-silu"; }
+    std::string description() const override { return "Finds x·Sigmoid(k·x) (SiLU, QuickGELU); reported and kept (no standard op)"; }
+protected:
+    void runImpl(PassContext& ctx) const override;
+};
+
+/// Attention detection: applied remark listing Q·Kᵀ, scale, mask, Softmax and ·V; no rewrite.
+class DetectAttention : public Pass {
+public:
+    std::string name() const override { return "detect-attention"; }
+    std::string description() const override { return "Marks scaled dot-product attention (Q·Kᵀ, scale, mask, Softmax, ·V); no rewrite"; }
+protected:
+    void runImpl(PassContext& ctx) const override;
+};
+
 void registerFusionPasses(PassRegistry& registry);
 
 }  // namespace passlens::passes
