@@ -110,3 +110,18 @@ TEST(FusionMatMulAdd, AddendMustBeAConstantThatBroadcasts) {
     EXPECT_NE(remarkText(r2, RemarkKind::Missed).find("of shape [1, 4, 3] does not broadcast"), std::string::npos)
         << remarkText(r2, RemarkKind::Missed);
 }
+
+TEST(FusionMatMulAdd, TransposeOfAConstantIsStoredPreTransposed) {
+    GraphBuilder b("matmul_const_t", 13);
+    auto a = b.input("a", DataType::Float, {2, 4, 8});
+    auto wt = b.op("Transpose", {b.constant("w", randomFloats({3, 8}, 1))}, {}, "wt");
+    b.output(b.op("MatMul", {a, wt}, {}, "mm"));
+    Model m = b.finish();
+    PassResult r = runAndCompare(m);
+    EXPECT_EQ(opCounts(m.graph), (std::map<std::string, int>{{"MatMul", 1}}));
+    EXPECT_FALSE(m.graph.findValue("w").has_value());
+    auto pre = m.graph.findValue("w_transposed");
+    ASSERT_TRUE(pre.has_value());
+    EXPECT_EQ(m.graph.value(*pre).initializer->dims, (std::vector<int64_t>{8, 3}));
+    EXPECT_NE(remarkText(r, RemarkKind::Applied).find("wt folded into mm's constant operand (pre-transposed)"), std::string::npos);
+}

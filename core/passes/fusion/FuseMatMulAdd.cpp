@@ -1,7 +1,10 @@
 // MatMul + Add → Gemm, with Transposes of the operands folded into transA/transB:
 //   Add(MatMul(A, B), C) → Gemm(A, B, C)          A, B 2-D; C a constant broadcastable to [M, N]
 //   MatMul(Transpose(A), B) → transA=1, MatMul(A, Transpose(B)) → transB=1 (2-D transposes)
-// The MatMul output must be read only by the Add (the product is not kept).
+// The MatMul output must be read only by the Add (the product is not kept). A Transpose of a
+// constant operand of any MatMul is folded into a pre-transposed initializer.
+#include <cstring>
+
 #include "passes/fusion/FusionPasses.h"
 #include "passes/fusion/PatternUtil.h"
 
@@ -30,6 +33,51 @@ NodeId foldableTranspose(const Graph& g, ValueId v, NodeId reader) {
     return t;
 }
 
+/// `t` transposed by `perm` (element size agnostic: bytes are moved).
+TensorPtr transposed(const Tensor& t, const std::vector<int64_t>& perm) {
+    const size_t rank = t.dims.size(), elem = elementSize(t.dtype);
+    std::vector<int64_t> outDims(rank), inStrides(rank, 1);
+    for (size_t i = rank; i-- > 1;) inStrides[i - 1] = inStrides[i] * t.dims[i];
+    for (size_t i = 0; i < rank; ++i) outDims[i] = t.dims[size_t(perm[i])];
+    std::string bytes(t.byteSize(), '\0');
+    std::vector<int64_t> idx(rank, 0);
+    for (int64_t o = 0; o < t.elementCount(); ++o) {
+        int64_t src = 0;
+        for (size_t i = 0; i < rank; ++i) src += idx[i] * inStrides[size_t(perm[i])];
+        std::memcpy(bytes.data() + size_t(o) * elem, reinterpret_cast<const char*>(t.data.data()) + size_t(src) * elem, elem);
+        for (size_t i = rank; i-- > 0;) {
+            if (++idx[i] < outDims[i]) break;
+            idx[i] = 0;
+        }
+    }
+    return makeTensor(t.dtype, outDims, bytes.data(), bytes.size());
+}
+
+/// MatMul(A, Transpose(B)) with a constant B read only there: B is stored pre-transposed.
+bool foldConstantTranspose(Rewriter& rw, NodeId mmId) {
+    Graph& g = rw.graph();
+    for (size_t side = 0; side < 2; ++side) {
+        ValueId v = g.node(mmId).inputs[side];
+        NodeId t = producerOf(g, v, "Transpose");
+        if (t == kNone || readerCount(g, v) != 1) continue;
+        const Tensor* c = constantOf(g, g.node(t).inputs[0]);
+        if (!c || elementSize(c->dtype) == 0 || c->dims.empty()) continue;
+        auto perm = g.node(t).attrInts("perm");
+        if (perm.empty())
+            for (size_t i = c->dims.size(); i-- > 0;) perm.push_back(int64_t(i));
+        if (perm.size() != c->dims.size()) continue;
+        ValueId old = g.node(t).inputs[0];
+        ValueId pre = rw.newInitializer(g.value(old).name + "_transposed", transposed(*c, perm));
+        const std::string name = g.node(t).displayName();
+        rw.setInput(mmId, side, pre, name + " of a constant folded: " + g.node(mmId).displayName() + " reads the weights pre-transposed");
+        rw.eraseNode(t, name + " is no longer read");
+        rw.applied({mmId}, name + " folded into " + g.node(mmId).displayName() + "'s constant operand (pre-transposed)");
+        removeUnreadConstants(rw, {old}, "pre-transposing");
+        return true;
+    }
+    return false;
+}
+
 }  // namespace
 
 void FuseMatMulAdd::runImpl(PassContext& ctx) const {
@@ -39,6 +87,7 @@ void FuseMatMulAdd::runImpl(PassContext& ctx) const {
         rw.setRule("matmul-add-gemm");
         for (NodeId mmId : std::vector<NodeId>(g.nodeOrder())) {
             if (!g.hasNode(mmId) || !isOp(g.node(mmId), "MatMul")) continue;
+            foldConstantTranspose(rw, mmId);
             const Node& mm = g.node(mmId);
             ValueId y = mm.outputs[0];
             NodeId addId = kNone;
