@@ -157,3 +157,16 @@ TEST(FusionLayerNorm, SecondReaderOfAnIntermediateIsRefusedAndNamed) {
     EXPECT_NE(remarkText(r, RemarkKind::Missed).find("intermediate 'sqrt_out' of sqrt has 2 readers (div, tap)"), std::string::npos)
         << remarkText(r, RemarkKind::Missed);
 }
+
+TEST(FusionLayerNorm, MeanWithoutTheVarianceBranchIsNoLayerNorm) {
+    // x − mean(x) alone (centering) is no layer norm: nothing fused, nothing reported.
+    GraphBuilder b("centering", 17);
+    auto x = b.input("x", DataType::Float, {2, 4, 8});
+    auto mu = b.op("ReduceMean", {x}, {Attribute::makeInts("axes", {-1})}, "mean");
+    b.output(b.op("Sub", {x, mu}, {}, "sub"));
+    Model m = b.finish();
+    PassResult r = runAndCompare(m);
+    EXPECT_FALSE(r.changed);
+    EXPECT_TRUE(r.remarks.empty());
+    EXPECT_EQ(m.graph.nodeCount(), 2u);
+}

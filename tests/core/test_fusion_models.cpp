@@ -103,6 +103,11 @@ TEST_P(FusionRealModel, ExtendedLevelMatchesWithStandardOps) { optimizeExtended(
 TEST_P(FusionRealModel, ExtendedLevelAtOpset17Matches) {
     Model m = optimizeExtended(GetParam(), 17);
     EXPECT_EQ(m.opsetFor(""), 17);
+    // Idempotent: a second run of the fusion passes finds nothing left to rewrite.
+    PassManager again;
+    for (const auto& info : PassRegistry::global().passes())
+        if (info.order >= 200 && info.order < 300) again.addPass(info.name);
+    for (const auto& step : again.run(m).steps) EXPECT_FALSE(step.result.changed) << GetParam() << " " << step.result.name;
 }
 
 INSTANTIATE_TEST_SUITE_P(Five, FusionRealModel, ::testing::ValuesIn(test::realModelNames()),

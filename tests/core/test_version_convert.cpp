@@ -130,3 +130,14 @@ TEST(VersionConvert, SoftmaxOverAMiddleAxisKeepsItsOldMeaning) {
     auto inputs = eval::randomInputs(m, 4);
     for (const auto& d : eval::compareOutputs(m, eval::run(up, inputs), eval::run(m, inputs), 1e-6, 1e-7)) EXPECT_TRUE(d.ok) << d.name;
 }
+
+TEST(VersionConvert, UpgradeWithoutBreakingChangesKeepsEverythingElse) {
+    // Opset 16 → 17 changes no op that silero v5 uses: the model must come back as it was,
+    // subgraphs, names and initializers included, with only the opset raised.
+    Model m = onnxio::importModelFile(test::realModel("silero_vad_v5.onnx"));
+    ASSERT_EQ(m.opsetFor(""), 16);
+    Model up = onnxio::upgradeOpset(m, 17);
+    EXPECT_EQ(up.opsetFor(""), 17);
+    up.setOpset("", 16);
+    EXPECT_EQ(test::canonicalText(up), test::canonicalText(m));
+}
