@@ -127,3 +127,29 @@ TEST(FusionHardSwish, SecondReaderIsRefusedAndNamed) {
               std::string::npos)
         << remarkText(r, RemarkKind::Missed);
 }
+
+TEST(FusionHardSwish, ValueCapturedByASubgraphIsASecondReader) {
+    // An If branch reads the HardSigmoid output by name (outer-scope capture, not a consumer slot).
+    GraphBuilder b("captured", 14);
+    auto x = b.input("x", DataType::Float, {2, 16});
+    auto cond = b.input("cond", DataType::Bool, {});
+    auto h = b.op("HardSigmoid", {x}, {Attribute::makeFloat("alpha", 1.f / 6.f), Attribute::makeFloat("beta", 0.5f)}, "hsig");
+    b.output(b.op("Mul", {x, h}, {}, "mul"));
+    auto branch = [&](const std::string& op) {
+        auto g = std::make_shared<Graph>();
+        g->name = op;
+        ValueId outer = g->addOuterScopeValue("hsig_out");
+        ValueId out = g->addValue(op + "_out", TypeInfo::tensor(DataType::Float));
+        g->addNode(op, {outer}, {out});
+        g->markOutput(out);
+        return g;
+    };
+    b.output(b.op("If", {cond}, {Attribute::makeGraph("then_branch", branch("Neg")), Attribute::makeGraph("else_branch", branch("Abs"))}, "if"));
+    Model m = b.finish();
+    PassManager pm;
+    pm.addPass("fuse-hard-swish");
+    PassResult r = pm.run(m).steps.back().result;
+    EXPECT_EQ(opCounts(m.graph)["HardSwish"], 0);
+    EXPECT_NE(remarkText(r, RemarkKind::Missed).find("'hsig_out' has 2 readers (mul, a subgraph of if)"), std::string::npos)
+        << remarkText(r, RemarkKind::Missed);
+}

@@ -72,7 +72,7 @@ void FoldConstantChains::runImpl(PassContext& ctx) const {
                 auto first = stepOf(g, cur);
                 if (!first) break;
                 ValueId y = g.node(cur).outputs[0];
-                if (g.value(y).consumers.size() != 1 || g.value(y).isGraphOutput) break;
+                if (g.value(y).consumers.size() != 1 || readOutside(g, y, {g.value(y).consumers[0]})) break;
                 NodeId nextId = g.value(y).consumers[0];
                 auto second = stepOf(g, nextId);
                 if (!second || second->x != y) break;

@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "passes/fusion/FusionPasses.h"
+#include "passes/fusion/PatternUtil.h"
 
 namespace passlens::passes {
 
@@ -16,13 +17,6 @@ const Tensor* floatConstant(const Graph& g, ValueId v) {
     const Value& val = g.value(v);
     if (!val.initializer || val.isGraphInput || val.initializer->dtype != DataType::Float) return nullptr;
     return val.initializer.get();
-}
-
-std::string readersOf(const Graph& g, ValueId v) {
-    std::string s;
-    for (NodeId c : g.value(v).consumers) s += (s.empty() ? "" : ", ") + g.node(c).displayName();
-    if (g.value(v).isGraphOutput) s += (s.empty() ? "" : ", ") + std::string("the graph output");
-    return s;
 }
 
 }  // namespace
@@ -41,11 +35,10 @@ void FuseConvBatchNorm::runImpl(PassContext& ctx) const {
             const Node& conv = g.node(convId);
             const std::string pair = conv.displayName() + " + " + bn.displayName();
             // Cheap structural preconditions first, each refusal a missed remark.
-            if (g.value(x).consumers.size() != 1 || g.value(x).isGraphOutput) {
+            if (pattern::readerCount(g, x) != 1) {
                 rw.missed({convId, bnId},
                           pair + " not folded: " + conv.displayName() + "'s output has " +
-                              std::to_string(g.value(x).consumers.size() + (g.value(x).isGraphOutput ? 1 : 0)) +
-                              " readers (" + readersOf(g, x) + ")",
+                              std::to_string(pattern::readerCount(g, x)) + " readers (" + pattern::readersOf(g, x) + ")",
                           {x});
                 continue;
             }

@@ -61,9 +61,7 @@ ValueId hardSigmoidCore(const Graph& g, NodeId clipId, NodeId& addId) {
     return kNone;
 }
 
-bool onlyReadInside(const Graph& g, ValueId v, NodeId reader) {
-    return !g.value(v).isGraphOutput && g.value(v).consumers.size() == 1 && g.value(v).consumers[0] == reader;
-}
+bool onlyReadInside(const Graph& g, ValueId v, NodeId reader) { return !readOutside(g, v, {reader}); }
 
 std::vector<ValueId> constantInputs(const Graph& g, const std::vector<NodeId>& nodes) {
     std::vector<ValueId> out;
@@ -97,11 +95,11 @@ void FuseHardSwish::runImpl(PassContext& ctx) const {
                 continue;
             }
             // x·clip(x+3, 0, 6)/6 → HardSwish.
-            if (g.value(clipOut).consumers.size() == 1 && !g.value(clipOut).isGraphOutput) {
+            if (g.value(clipOut).consumers.size() == 1 && onlyReadInside(g, clipOut, g.value(clipOut).consumers[0])) {
                 NodeId mulId = g.value(clipOut).consumers[0];
                 if (isOp(g.node(mulId), "Mul") && otherInput(g.node(mulId), clipOut) == x) {
                     NodeId divId = divideBySix(g, g.node(mulId).outputs[0]);
-                    if (divId != kNone && !g.value(g.node(mulId).outputs[0]).isGraphOutput) {
+                    if (divId != kNone && onlyReadInside(g, g.node(mulId).outputs[0], divId)) {
                         rw.setRule("hard-swish");
                         std::vector<NodeId> group{addId, clipId, mulId, divId};
                         if (opset < kHardSwishOpset) {
@@ -119,7 +117,7 @@ void FuseHardSwish::runImpl(PassContext& ctx) const {
             }
             // clip(x+3, 0, 6)/6 → HardSigmoid.
             NodeId divId = divideBySix(g, clipOut);
-            if (divId == kNone || g.value(clipOut).isGraphOutput) continue;
+            if (divId == kNone || !onlyReadInside(g, clipOut, divId)) continue;
             rw.setRule("hard-sigmoid");
             std::vector<NodeId> group{addId, clipId, divId};
             auto constants = constantInputs(g, group);

@@ -153,13 +153,10 @@ private:
             return;
         }
         // Every intermediate value is read only inside the pattern.
-        std::set<NodeId> inside(m.nodes.begin(), m.nodes.end());
         for (NodeId n : m.nodes) {
             ValueId v = g_.node(n).outputs[0];
             if (v == m.out) continue;
-            bool outsideReader = g_.value(v).isGraphOutput;
-            for (NodeId c : g_.value(v).consumers) outsideReader |= !inside.count(c);
-            if (outsideReader) {
+            if (readOutside(g_, v, m.nodes)) {
                 refuse(m, "intermediate '" + g_.value(v).name + "' of " + g_.node(n).displayName() + " has " +
                               std::to_string(readerCount(g_, v)) + " readers (" + readersOf(g_, v) + ")",
                        {v});

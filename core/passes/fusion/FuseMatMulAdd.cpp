@@ -29,7 +29,7 @@ NodeId foldableTranspose(const Graph& g, ValueId v, NodeId reader) {
     if (t == kNone) return kNone;
     auto perm = g.node(t).attrInts("perm");
     if (rankOf(g, g.node(t).inputs[0]) != size_t(2) || (!perm.empty() && perm != std::vector<int64_t>{1, 0})) return kNone;
-    if (g.value(v).isGraphOutput || g.value(v).consumers.size() != 1 || g.value(v).consumers[0] != reader) return kNone;
+    if (readOutside(g, v, {reader})) return kNone;
     return t;
 }
 

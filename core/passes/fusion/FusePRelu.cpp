@@ -60,15 +60,12 @@ void FusePRelu::runImpl(PassContext& ctx) const {
                                          " does not broadcast to x (" + xType.toString() + ")", {alpha});
                     break;
                 }
-                std::set<NodeId> inside(group.begin(), group.end());
                 std::string blocked;
                 ValueId blockedValue = kNone;
                 for (NodeId n : group) {
                     if (n == id) continue;
                     ValueId v = g.node(n).outputs[0];
-                    bool outside = g.value(v).isGraphOutput;
-                    for (NodeId c : g.value(v).consumers) outside |= !inside.count(c);
-                    if (outside && blocked.empty()) {
+                    if (readOutside(g, v, group) && blocked.empty()) {
                         blocked = "'" + g.value(v).name + "' has " + std::to_string(readerCount(g, v)) + " readers (" + readersOf(g, v) + ")";
                         blockedValue = v;
                     }

@@ -43,14 +43,33 @@ NodeId producerOf(const Graph& g, ValueId v, const std::string& opType) {
     return p != kNone && isOp(g.node(p), opType) ? p : kNone;
 }
 
+std::vector<NodeId> subgraphReaders(const Graph& g, ValueId v) {
+    std::vector<NodeId> out;
+    const std::string& name = g.value(v).name;
+    for (NodeId n : g.nodeOrder()) {
+        if (!g.node(n).hasSubgraphs()) continue;
+        auto names = g.capturedNames(n);
+        if (std::binary_search(names.begin(), names.end(), name)) out.push_back(n);
+    }
+    return out;
+}
+
+bool readOutside(const Graph& g, ValueId v, const std::vector<NodeId>& inside) {
+    if (g.value(v).isGraphOutput) return true;
+    for (NodeId c : g.value(v).consumers)
+        if (std::find(inside.begin(), inside.end(), c) == inside.end()) return true;
+    return !subgraphReaders(g, v).empty();
+}
+
 size_t readerCount(const Graph& g, ValueId v) {
-    return g.value(v).consumers.size() + (g.value(v).isGraphOutput ? 1 : 0);
+    return g.value(v).consumers.size() + (g.value(v).isGraphOutput ? 1 : 0) + subgraphReaders(g, v).size();
 }
 
 std::string readersOf(const Graph& g, ValueId v) {
     std::string s;
     for (NodeId c : g.value(v).consumers) s += (s.empty() ? "" : ", ") + g.node(c).displayName();
     if (g.value(v).isGraphOutput) s += (s.empty() ? "" : ", ") + std::string("the graph output");
+    for (NodeId n : subgraphReaders(g, v)) s += (s.empty() ? "" : ", ") + std::string("a subgraph of ") + g.node(n).displayName();
     return s;
 }
 

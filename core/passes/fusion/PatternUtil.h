@@ -19,7 +19,11 @@ std::optional<double> scalarOf(const ir::Graph& g, ir::ValueId v);
 ir::NodeId producerOf(const ir::Graph& g, ir::ValueId v, const std::string& opType);
 /// A default-domain node of the given type.
 bool isOp(const ir::Node& n, const std::string& opType);
-/// Number of readers of `v`: consumer slots, plus one for a graph output.
+/// Nodes whose subgraphs read `v` by name (outer-scope captures are not consumers).
+std::vector<ir::NodeId> subgraphReaders(const ir::Graph& g, ir::ValueId v);
+/// True when `v` is read by anything but `reader` (another node, a subgraph, the graph output).
+bool readOutside(const ir::Graph& g, ir::ValueId v, const std::vector<ir::NodeId>& inside);
+/// Number of readers of `v`: consumer slots, one for a graph output, one per capturing node.
 size_t readerCount(const ir::Graph& g, ir::ValueId v);
 /// "Add_3, Mul_4, the graph output": who reads `v`.
 std::string readersOf(const ir::Graph& g, ir::ValueId v);
