@@ -170,3 +170,31 @@ TEST(FusionLayerNorm, MeanWithoutTheVarianceBranchIsNoLayerNorm) {
     EXPECT_TRUE(r.remarks.empty());
     EXPECT_EQ(m.graph.nodeCount(), 2u);
 }
+
+TEST(FusionLayerNorm, SymbolicShapeWithOneDimensionalGammaFuses) {
+    // PP-OCR's rec head reaches its LayerNorms through dynamic reshapes: X's dims are unknown, and a
+    // 1-D γ/β over the last axis fixes the normalized length.
+    GraphBuilder b("layer_norm_dynamic", 17);
+    auto x = b.inputSymbolic("x", DataType::Float, {Dim::symbol("n"), Dim::symbol("t"), Dim::symbol("c")});
+    auto mu = b.op("ReduceMean", {x}, {Attribute::makeInts("axes", {-1})}, "mean");
+    auto d = b.op("Sub", {x, mu}, {}, "sub");
+    auto var = b.op("ReduceMean", {b.op("Pow", {d, b.scalar("two", 2.f)}, {}, "square")}, {Attribute::makeInts("axes", {-1})}, "var");
+    auto sd = b.op("Sqrt", {b.op("Add", {var, b.scalar("eps", 1e-6f)}, {}, "add_eps")}, {}, "sqrt");
+    auto n = b.op("Div", {d, sd}, {}, "div");
+    auto y = b.op("Add", {b.op("Mul", {n, b.constant("gamma", randomFloats({8}, 3))}, {}, "scale"), b.constant("beta", randomFloats({8}, 4))},
+                  {}, "shift");
+    b.output(y);
+    Model m = b.finish();
+    const std::vector<std::pair<std::string, int64_t>> dims = {{"n", 2}, {"t", 3}, {"c", 8}};
+    Model original = m;
+    auto inputs = eval::randomInputs(m, 7, dims);
+    eval::RunOptions ro;
+    ro.dims = dims;
+    auto before = eval::run(m, inputs, ro);
+    PassManager pm;
+    pm.addPass("fuse-layer-norm");
+    PassResult r = pm.run(m).steps.back().result;
+    EXPECT_EQ(opCounts(m.graph), (std::map<std::string, int>{{"LayerNormalization", 1}}));
+    EXPECT_NE(remarkText(r, RemarkKind::Applied).find("(axis 2, epsilon 1e-06)"), std::string::npos) << remarkText(r, RemarkKind::Applied);
+    for (const auto& diff : eval::compareOutputs(original, eval::run(m, inputs, ro), before, 1e-4, 1e-5)) EXPECT_TRUE(diff.ok) << diff.maxAbs;
+}

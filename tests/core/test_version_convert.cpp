@@ -141,3 +141,17 @@ TEST(VersionConvert, UpgradeWithoutBreakingChangesKeepsEverythingElse) {
     up.setOpset("", 16);
     EXPECT_EQ(test::canonicalText(up), test::canonicalText(m));
 }
+
+TEST(VersionConvert, CliExtendedAtOpset17OnRecOcrVerifies) {
+    const std::string dir = test::tempDir("version_convert_rec");
+    auto r = test::runCli({"optimize", test::realModel("ch_PP-OCRv4_rec_infer.onnx"), "-o", dir + "/o.onnx", "--level", "extended",
+                           "--target-opset", "17", "--verify", "--dim", "p2o.DynamicDimension.0=1", "--dim", "p2o.DynamicDimension.1=320"});
+    ASSERT_EQ(r.exitCode, 0) << r.err;
+    EXPECT_NE(r.out.find("verify: outputs match the original after every pass"), std::string::npos);
+    EXPECT_EQ(r.err.find("checker"), std::string::npos) << r.err;
+    Model out = onnxio::importModelFile(dir + "/o.onnx");
+    EXPECT_EQ(out.opsetFor(""), 17);
+    size_t layerNorms = 0;
+    for (NodeId n : out.graph.nodeOrder()) layerNorms += out.graph.node(n).opType == "LayerNormalization";
+    EXPECT_EQ(layerNorms, 5u);
+}
