@@ -2,6 +2,7 @@
 //   clip(x+3, 0, 6)/6            → HardSigmoid(x, alpha=1/6, beta=0.5)      (any opset)
 //   x·clip(x+3, 0, 6)/6          → HardSwish(x)                             (opset ≥ 14)
 //   x·HardSigmoid(x, 1/6, 0.5)   → HardSwish(x)                             (opset ≥ 14)
+//   x·clip(x+3, 0, 6)/6          → x·HardSigmoid(x)                         (opset < 14)
 // Clip's bounds are attributes before opset 11 and inputs from 11 on; both are read. "/6" may be
 // Div by 6 or Mul by 1/6.
 #include <cmath>
@@ -103,7 +104,18 @@ void FuseHardSwish::runImpl(PassContext& ctx) const {
                         rw.setRule("hard-swish");
                         std::vector<NodeId> group{addId, clipId, mulId, divId};
                         if (opset < kHardSwishOpset) {
-                            rw.missed(group, "x·clip(x+3, 0, 6)/6 at " + g.node(clipId).displayName() + " not fused: " + needs);
+                            // Below opset 14: x·(clip(x+3, 0, 6)/6) = x·HardSigmoid(x); the second loop
+                            // then says which opset HardSwish needs.
+                            rw.setRule("hard-sigmoid");
+                            auto constants = constantInputs(g, group);
+                            const std::string clipName = g.node(clipId).displayName();
+                            NodeId hs = rw.replaceNodes({addId, clipId}, "HardSigmoid", {x}, {clipOut},
+                                                        {Attribute::makeFloat("alpha", 1.f / 6.f), Attribute::makeFloat("beta", 0.5f)},
+                                                        "clip(x+3, 0, 6) and the /6 after the product are HardSigmoid(x, 1/6, 0.5)",
+                                                        clipName + ".hardsigmoid");
+                            rw.bypassNode(divId, 0, 0, "the /6 moved into HardSigmoid");
+                            rw.applied({hs, mulId}, "x·clip(x+3, 0, 6)/6 at " + clipName + ": 4 nodes became x·HardSigmoid(x)");
+                            removeUnreadConstants(rw, constants, "hard-sigmoid fusion");
                             continue;
                         }
                         auto constants = constantInputs(g, group);
