@@ -112,8 +112,6 @@ void registerFusionPasses(PassRegistry& r) {
           [] { return std::make_unique<FuseHardSwish>(); });
     r.add("fuse-matmul-add", FuseMatMulAdd().description(), Level::Extended, 230,
           [] { return std::make_unique<FuseMatMulAdd>(); });
-    r.add("fold-constant-chains", FoldConstantChains().description(), Level::Extended, 270,
-          [] { return std::make_unique<FoldConstantChains>(); });
     r.add("fuse-prelu", FusePRelu().description(), Level::Extended, 240,
           [] { return std::make_unique<FusePRelu>(); });
     r.add("fuse-global-pool", FuseGlobalPool().description(), Level::Extended, 250,
@@ -122,6 +120,9 @@ void registerFusionPasses(PassRegistry& r) {
           [] { return std::make_unique<FuseGelu>(); });
     r.add("fuse-silu", FuseSilu().description(), Level::Extended, 265,
           [] { return std::make_unique<FuseSilu>(); });
+    // After the patterns above, which match the exporters' own constant steps (+3, /6, ...).
+    r.add("fold-constant-chains", FoldConstantChains().description(), Level::Extended, 270,
+          [] { return std::make_unique<FoldConstantChains>(); });
     r.add("detect-attention", DetectAttention().description(), Level::Extended, 290,
           [] { return std::make_unique<DetectAttention>(); });
 }
