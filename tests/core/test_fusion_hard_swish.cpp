@@ -50,7 +50,7 @@ std::string remarkText(const PassResult& r, RemarkKind kind) {
     return s;
 }
 
-enum class Form { MulThenDiv, DivThenMul, HardSigmoidOnly, MulHardSigmoid };
+enum class Form { MulThenDiv, DivThenMul, HardSigmoidOnly, MulHardSigmoid, MulThenScale };
 
 Model hardSwish(Form form, int64_t opset, float three = 3.f, bool tap = false) {
     GraphBuilder b("hard_swish", opset);
@@ -69,6 +69,8 @@ Model hardSwish(Form form, int64_t opset, float three = 3.f, bool tap = false) {
     case Form::DivThenMul: y = b.op("Mul", {b.op("Div", {h, b.scalar("six", 6.f)}, {}, "div6"), x}, {}, "mul"); break;
     case Form::HardSigmoidOnly: y = b.op("Mul", {h, b.scalar("sixth", 1.f / 6.f)}, {}, "div6"); break;
     case Form::MulHardSigmoid: y = b.op("Mul", {x, h}, {}, "mul"); break;
+    // The algebraic pass turns /6 followed by a learned scale w into one Mul by w/6.
+    case Form::MulThenScale: y = b.op("Mul", {b.scalar("w_sixth", 0.05f), b.op("Mul", {x, h}, {}, "mul")}, {}, "scale"); break;
     }
     b.output(b.op("Relu", {y}, {}, "relu"));
     if (tap) b.output(b.op("Neg", {h}, {}, "tap"));
@@ -156,4 +158,20 @@ TEST(FusionHardSwish, ValueCapturedByASubgraphIsASecondReader) {
     EXPECT_EQ(opCounts(m.graph)["HardSwish"], 0);
     EXPECT_NE(remarkText(r, RemarkKind::Missed).find("'hsig_out' has 2 readers (mul, a subgraph of if)"), std::string::npos)
         << remarkText(r, RemarkKind::Missed);
+}
+
+TEST(FusionHardSwish, SixMergedIntoAFollowingScaleIsTakenBack) {
+    Model m = hardSwish(Form::MulThenScale, 14);
+    PassResult r = runAndCompare(m);
+    EXPECT_EQ(opCounts(m.graph), (std::map<std::string, int>{{"HardSwish", 1}, {"Mul", 1}, {"Relu", 1}}));
+    EXPECT_NE(remarkText(r, RemarkKind::Applied).find("x·clip(x+3, 0, 6)/6 at clip: 3 nodes fused into HardSwish; scale keeps the remaining scale"),
+              std::string::npos)
+        << remarkText(r, RemarkKind::Applied);
+    auto k = m.graph.findValue("w_sixth_hardswish");
+    ASSERT_TRUE(k.has_value());
+    EXPECT_NEAR(m.graph.value(*k).initializer->as<float>()[0], 0.3f, 1e-6f);
+    EXPECT_FALSE(m.graph.findValue("w_sixth").has_value());
+    Model old = hardSwish(Form::MulThenScale, 9);
+    runAndCompare(old);
+    EXPECT_EQ(opCounts(old.graph), (std::map<std::string, int>{{"HardSigmoid", 1}, {"Mul", 2}, {"Relu", 1}}));
 }

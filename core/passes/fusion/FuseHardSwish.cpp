@@ -95,33 +95,59 @@ void FuseHardSwish::runImpl(PassContext& ctx) const {
                           {g.node(addId).outputs[0]});
                 continue;
             }
-            // x·clip(x+3, 0, 6)/6 → HardSwish.
+            // x·clip(x+3, 0, 6)/6 → HardSwish. The /6 is a scalar step after the product: Div by 6 or
+            // Mul by 1/6, or (after the algebraic pass merged it with a following scale) Mul by k or
+            // Div by c; then HardSwish(x) keeps the step with its constant rescaled by 6.
             if (g.value(clipOut).consumers.size() == 1 && onlyReadInside(g, clipOut, g.value(clipOut).consumers[0])) {
                 NodeId mulId = g.value(clipOut).consumers[0];
-                if (isOp(g.node(mulId), "Mul") && otherInput(g.node(mulId), clipOut) == x) {
-                    NodeId divId = divideBySix(g, g.node(mulId).outputs[0]);
-                    if (divId != kNone && onlyReadInside(g, g.node(mulId).outputs[0], divId)) {
+                ValueId prod = g.node(mulId).outputs[0];
+                if (isOp(g.node(mulId), "Mul") && otherInput(g.node(mulId), clipOut) == x && g.value(prod).consumers.size() == 1 &&
+                    onlyReadInside(g, prod, g.value(prod).consumers[0])) {
+                    const NodeId stepId = g.value(prod).consumers[0];
+                    const Node& step = g.node(stepId);
+                    const ValueId k = otherInput(step, prod);
+                    const auto kv = k == kNone ? std::nullopt : scalarOf(g, k);
+                    const bool isDiv = isOp(step, "Div") && step.inputs[0] == prod;
+                    if (kv && *kv != 0 && (isDiv || isOp(step, "Mul")) && constantOf(g, k)->dtype == DataType::Float) {
                         rw.setRule("hard-swish");
-                        std::vector<NodeId> group{addId, clipId, mulId, divId};
+                        // What remains after HardSwish(x) = x·clip(x+3, 0, 6)/6: a factor of 6/c or 6k.
+                        const double factor = isDiv ? 6.0 / *kv : 6.0 * *kv;
+                        const bool absorb = near(factor, 1.0, 1e-5);
+                        const size_t kSlot = step.inputs[0] == k ? 0 : 1;
+                        const ValueId stepOut = step.outputs[0];
+                        const std::string clipName = g.node(clipId).displayName(), stepName = step.displayName();
+                        std::vector<NodeId> group{addId, clipId, mulId};
+                        if (absorb) group.push_back(stepId);
+                        auto constants = constantInputs(g, group);
+                        auto rescale = [&] {
+                            if (absorb) return;
+                            const double c = isDiv ? *kv / 6.0 : *kv * 6.0;
+                            ValueId nk = rw.newInitializer(g.value(k).name + "_hardswish",
+                                                           makeTensorOf(DataType::Float, constantOf(g, k)->dims, std::vector<float>{float(c)}));
+                            rw.setInput(stepId, kSlot, nk, "the /6 moved into the fused op; " + stepName + " keeps the rest of its scale");
+                            constants.push_back(k);
+                        };
+                        const std::string rest = absorb ? "" : "; " + stepName + " keeps the remaining scale";
                         if (opset < kHardSwishOpset) {
                             // Below opset 14: x·(clip(x+3, 0, 6)/6) = x·HardSigmoid(x); the second loop
                             // then says which opset HardSwish needs.
                             rw.setRule("hard-sigmoid");
-                            auto constants = constantInputs(g, group);
-                            const std::string clipName = g.node(clipId).displayName();
                             NodeId hs = rw.replaceNodes({addId, clipId}, "HardSigmoid", {x}, {clipOut},
                                                         {Attribute::makeFloat("alpha", 1.f / 6.f), Attribute::makeFloat("beta", 0.5f)},
                                                         "clip(x+3, 0, 6) and the /6 after the product are HardSigmoid(x, 1/6, 0.5)",
                                                         clipName + ".hardsigmoid");
-                            rw.bypassNode(divId, 0, 0, "the /6 moved into HardSigmoid");
-                            rw.applied({hs, mulId}, "x·clip(x+3, 0, 6)/6 at " + clipName + ": 4 nodes became x·HardSigmoid(x)");
+                            if (absorb) rw.bypassNode(stepId, 0, 0, "the /6 moved into HardSigmoid");
+                            rescale();
+                            rw.applied({hs, mulId}, "x·clip(x+3, 0, 6)/6 at " + clipName + ": " + std::to_string(group.size()) +
+                                                        " nodes became x·HardSigmoid(x)" + rest);
                             removeUnreadConstants(rw, constants, "hard-sigmoid fusion");
                             continue;
                         }
-                        auto constants = constantInputs(g, group);
-                        NodeId fused = rw.replaceNodes(group, "HardSwish", {x}, {g.node(divId).outputs[0]}, {},
+                        NodeId fused = rw.replaceNodes(group, "HardSwish", {x}, {absorb ? stepOut : prod}, {},
                                                        "x·clip(x+3, 0, 6)/6 is HardSwish(x)", g.node(mulId).displayName() + ".hardswish");
-                        rw.applied({fused}, "x·clip(x+3, 0, 6)/6 at " + g.node(fused).displayName() + ": 4 nodes fused into HardSwish");
+                        rescale();
+                        rw.applied({fused}, "x·clip(x+3, 0, 6)/6 at " + clipName + ": " + std::to_string(group.size()) +
+                                                " nodes fused into HardSwish" + rest);
                         removeUnreadConstants(rw, constants, "hard-swish fusion");
                         continue;
                     }
