@@ -104,12 +104,13 @@ void FuseConvBatchNorm::runImpl(PassContext& ctx) const {
 void registerFusionPasses(PassRegistry& r) {
     r.add("fuse-conv-bn", FuseConvBatchNorm().description(), Level::Extended, 200,
           [] { return std::make_unique<FuseConvBatchNorm>(); });
+    // Before the Conv folds, so a HardSwish's own +3 is not offered to them as a bias.
+    r.add("fuse-hard-swish", FuseHardSwish().description(), Level::Extended, 202,
+          [] { return std::make_unique<FuseHardSwish>(); });
     r.add("fuse-conv-mul-add", FuseConvScaleShift().description(), Level::Extended, 205,
           [] { return std::make_unique<FuseConvScaleShift>(); });
     r.add("fuse-layer-norm", FuseLayerNorm().description(), Level::Extended, 210,
           [] { return std::make_unique<FuseLayerNorm>(); });
-    r.add("fuse-hard-swish", FuseHardSwish().description(), Level::Extended, 220,
-          [] { return std::make_unique<FuseHardSwish>(); });
     r.add("fuse-matmul-add", FuseMatMulAdd().description(), Level::Extended, 230,
           [] { return std::make_unique<FuseMatMulAdd>(); });
     r.add("fuse-prelu", FusePRelu().description(), Level::Extended, 240,
