@@ -338,6 +338,7 @@ void MainWindow::showLaidOut(const SnapshotPtr& snap) {
     updateCaption();  // before the drawing, so the first view leaves room for it
     mainView_->setSnapshot(snap);
     applyDiffStyles();
+    showGhosts();
     if (shownRow_ <= 0)  // a step keeps its own "pass i of n" message
         statusBar()->showMessage(tr("Laid out %1 boxes in %2 s").arg(snap->display.nodes.size()).arg(snap->layout.seconds, 0, 'f', 2), 5000);
     if (!findEdit_->text().isEmpty()) find(findEdit_->text());

@@ -69,7 +69,8 @@ public:
     int shownStep() const { return shownRow_; }
     /// Diff of the shown step against the previous snapshot (empty for row 0 / no run).
     const StepDiff& shownDiff() const { return shownDiff_; }
-    /// Before | after panes; removed nodes are drawn as red ghosts in the before pane.
+    /// Before | after panes: removed nodes are red in the before pane (in the single view they
+    /// stand as ghost items where they were, which operatorItemCount() does not count).
     void setSideBySide(bool on);
     bool sideBySide() const { return sideBySide_; }
     /// Text of the status-bar notice about non-standard domains ("" when the model is standard).
@@ -83,6 +84,7 @@ signals:
     void layoutReady();                       ///< the current model's drawing is in the view
     void errorShown(const QString& message);  ///< an error dialog was opened
     void stepShown(int row);                  ///< a stepper row is drawn with its diff
+    void ghostsShown(int count);              ///< removed nodes of the shown step drawn as ghosts
 
 protected:
     void closeEvent(QCloseEvent* e) override;
@@ -113,6 +115,8 @@ private:
     void resetStepper();
     void showStep(int row);
     void applyDiffStyles();
+    void showGhosts();
+    std::shared_ptr<const ir::Model> modelForRow(int row) const;  ///< 0 = the loaded model
     void updateCaption();
     void showBeforePane();
     void selectNodes(const std::vector<ir::NodeId>& nodes);

@@ -12,6 +12,8 @@
 #include <QSplitter>
 #include <QStatusBar>
 #include <QStringList>
+#include <QTextBrowser>
+#include <QTextCursor>
 
 #include "MainWindow.h"
 #include "PropertiesPanel.h"
@@ -19,8 +21,10 @@
 #include "memory/MemoryChartWidget.h"
 #include "memory/MemoryView.h"
 #include "onnx/Export.h"
+#include "onnx/ModelInfo.h"
 #include "passes/Report.h"
 #include "passes/layout/LayoutPasses.h"
+#include "stepper/GhostPlacement.h"
 #include "stepper/LogPanels.h"
 #include "stepper/StepperPanel.h"
 
@@ -117,19 +121,18 @@ void MainWindow::resetStepper() {
 
 void MainWindow::showStep(int row) {
     PipelineRunPtr run = stepper_->lastRun();
-    // Row 0 is the loaded model itself (same ids as the run's copy), so its drawing is reused.
-    auto modelFor = [&](int r) { return r == 0 ? model_ : run->modelAt(r); };
-    auto m = run ? modelFor(row) : nullptr;
+    auto m = modelForRow(row);
     if (!m) return;
     shownRow_ = row;
     shown_ = m;
-    auto prev = row > 0 ? modelFor(row - 1) : nullptr;
+    auto prev = modelForRow(row - 1);
     shownDiff_ = prev ? computeStepDiff(prev->graph, m->graph) : StepDiff{};
     const passes::PipelineStep* step = run->stepAt(row);
     changeLog_->showPass(step ? &step->result : nullptr);
     remarks_->showPass(step ? &step->result : nullptr);
     const QString stepTitle = step ? tr("%1 after %2").arg(title_, QString::fromStdString(step->result.name)) : title_;
     memory_->setGraph(shown_, &shown_->graph, stepTitle);
+    modelInfo_->setPlainText(QString::fromStdString(onnxio::modelInfoToText(onnxio::describeModel(*shown_))));
     updateDomainNotice();
     if (step)
         statusBar()->showMessage(tr("Pass %1 of %2: %3 — %4 added, %5 changed, %6 removed")
@@ -141,8 +144,8 @@ void MainWindow::showStep(int row) {
 }
 
 void MainWindow::applyDiffStyles() {
-    // After pane: added green, changed yellow. Removed nodes are not in this snapshot: they are
-    // drawn as ghosts in the before pane, so the scene's node items stay exactly the snapshot's.
+    // Added green, changed yellow. Removed nodes are not in this snapshot: they are ghost items
+    // (showGhosts) or red boxes of the before pane, so the node items stay exactly the snapshot's.
     for (ir::NodeId id : shownDiff_.added) mainView_->setNodeStyle(id, styleFor(DiffState::Added));
     for (ir::NodeId id : shownDiff_.changed) mainView_->setNodeStyle(id, styleFor(DiffState::Changed));
     updateCaption();
@@ -156,8 +159,33 @@ void MainWindow::updateCaption() {
                           {{styleFor(DiffState::Added).fill, tr("%1 added").arg(shownDiff_.added.size())},
                            {styleFor(DiffState::Changed).fill, tr("%1 changed").arg(shownDiff_.changed.size())},
                            {styleFor(DiffState::Removed).fill,
-                            sideBySide_ || shownDiff_.removed.empty() ? tr("%1 removed").arg(shownDiff_.removed.size())
-                                                                      : tr("%1 removed (Ctrl+B shows them)").arg(shownDiff_.removed.size())}});
+                            tr("%1 removed").arg(shownDiff_.removed.size())}});
+}
+
+std::shared_ptr<const ir::Model> MainWindow::modelForRow(int row) const {
+    // Row 0 is the loaded model itself (same ids as the run's copy), so its drawing is reused.
+    PipelineRunPtr run = stepper_->lastRun();
+    if (!run || row < 0 || row >= run->rowCount()) return nullptr;
+    return row == 0 ? model_ : run->modelAt(row);
+}
+
+void MainWindow::showGhosts() {
+    // Single view: the removed nodes stand as red ghosts where they were, anchored to their
+    // nearest surviving neighbour. Side by side, the before pane shows them instead.
+    mainView_->setGhosts({}, {});
+    auto prev = modelForRow(shownRow_ - 1);
+    SnapshotPtr after = mainView_->snapshot();
+    if (sideBySide_ || shownDiff_.removed.empty() || !prev || !after) return;
+    const uint64_t generation = generation_;
+    layoutModel(prev, [this, generation, after](SnapshotPtr before, QString) {
+        if (!before || generation != generation_ || mainView_->snapshot() != after) return;
+        std::vector<GraphView::Ghost> ghosts;
+        for (const auto& g : placeGhosts(before->display, before->layout, after->display, after->layout, shownDiff_.removed))
+            ghosts.push_back({g.node, QRectF(g.rect.x, g.rect.y, g.rect.width, g.rect.height),
+                              QString::fromStdString(g.title), QString::fromStdString(g.subtitle)});
+        mainView_->setGhosts(ghosts, styleFor(DiffState::Removed));
+        emit ghostsShown(int(ghosts.size()));
+    });
 }
 
 void MainWindow::setSideBySide(bool on) {
@@ -174,13 +202,13 @@ void MainWindow::setSideBySide(bool on) {
         split_->setSizes({split_->width() / 2, split_->width() / 2});
         showBeforePane();
     }
-    if (mainView_->snapshot()) applyDiffStyles();  // the caption mentions where removed nodes are
+    if (mainView_->snapshot()) showGhosts();
 }
 
 void MainWindow::showBeforePane() {
     const uint64_t generation = ++beforeGeneration_;
     PipelineRunPtr run = stepper_->lastRun();
-    auto prev = run && shownRow_ > 1 ? run->modelAt(shownRow_ - 1) : run && shownRow_ == 1 ? model_ : nullptr;
+    auto prev = modelForRow(shownRow_ - 1);
     if (!prev) {  // nothing before the input model: show it unmarked
         beforeView_->clearNodeStyles();
         beforeView_->setSnapshot(mainView_->snapshot());
@@ -237,7 +265,13 @@ void MainWindow::appendProvenance(ir::NodeId id) {
     if (n.provenance.empty()) return;
     QStringList names;
     for (const auto& s : provenanceNames(n, run->result->initial->graph)) names << QString::fromStdString(s).toHtmlEscaped();
-    properties_->append(tr("<p><b>came from</b> (%1 original nodes): %2</p>").arg(names.size()).arg(names.join(", ")));
+    // On top, so it is seen without scrolling past attributes and weight histograms.
+    QTextCursor top(properties_->document());
+    top.movePosition(QTextCursor::Start);
+    top.insertHtml(tr("<table width='100%' cellpadding='4' style='background:#dafbe1'><tr><td><b>came from</b> "
+                      "(%1 original nodes): %2</td></tr></table><br>")
+                       .arg(names.size())
+                       .arg(names.join(", ")));
 }
 
 void MainWindow::updateDomainNotice() {

@@ -25,6 +25,7 @@
 #include "MainWindow.h"
 #include "PropertiesPanel.h"
 #include "examples/Examples.h"
+#include "graph/GraphItems.h"
 #include "graph/GraphView.h"
 #include "ir/Graph.h"
 #include "memory/MemoryChartWidget.h"
@@ -279,6 +280,15 @@ private slots:
                 QCOMPARE(size_t(w.graphView()->operatorItemCount()), run->stepAt(row)->result.nodesAfter);
             }
             someChange |= !w.shownDiff().empty();
+            // Removed nodes stand as ghosts next to the survivors, never on top of a real box,
+            // and are not counted as node items.
+            if (row >= 2 && !w.shownDiff().removed.empty()) QTRY_VERIFY(w.graphView()->ghostCount() > 0);
+            QVERIFY(w.graphView()->ghostCount() <= int(w.shownDiff().removed.size()));
+            QCOMPARE(w.graphView()->operatorItemCount(), int(g.nodeCount()) - folded);
+            for (QGraphicsItem* ghost : w.graphView()->scene()->items())
+                if (ghost->type() == ui::GhostItem::Type)
+                    for (QGraphicsItem* box : w.graphView()->scene()->items(ghost->sceneBoundingRect().center()))
+                        QVERIFY(box->type() != ui::NodeItem::Type);
         }
         QVERIFY(someChange);
         qInfo("rec: pipeline 'all' in the worker %lld ms; %d snapshots drawn in %lld ms", runMs, run->rowCount(),
@@ -601,6 +611,29 @@ private slots:
             const QString path = QString(PASSLENS_SCREENSHOT_DIR) + "/stepper_diff.png";
             QVERIFY(w.grab().save(path));
             QCOMPARE(QImage(path).width(), 1920);
+        }
+        {
+            // Single view: the fused Conv is new (green), the Conv and BatchNorm it replaced stand
+            // as red ghosts, and the properties say where the fused node came from.
+            MainWindow w;
+            w.resize(1920, 1080);
+            w.show();
+            QVERIFY(openAndWait(w, [&] { w.openExample("conv_bn_relu"); }));
+            QVERIFY(runLevel(w, "all"));
+            const auto run = w.stepper()->lastRun();
+            int row = -1;
+            for (int r = 1; r < run->rowCount(); ++r)
+                if (run->stepAt(r)->result.name == "fuse-conv-bn") row = r;
+            QVERIFY(row > 0);
+            QSignalSpy ghosts(&w, &MainWindow::ghostsShown);
+            QVERIFY(showRow(w, row));
+            QVERIFY(waitFor(ghosts, 10000));
+            QCOMPARE(ghosts.last().at(0).toInt(), int(w.shownDiff().removed.size()));
+            QVERIFY(w.graphView()->selectNode(w.shownDiff().added.front()));
+            w.graphView()->fitAll();
+            QCoreApplication::processEvents();
+            const QString path = QString(PASSLENS_SCREENSHOT_DIR) + "/stepper_fusion_ghosts.png";
+            QVERIFY(w.grab().save(path));
         }
         {
             // The memory of the optimized transformer block: in-place reuse against greedy-by-size.

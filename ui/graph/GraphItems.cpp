@@ -101,6 +101,46 @@ void NodeItem::paint(QPainter* p, const QStyleOptionGraphicsItem* opt, QWidget*)
     }
 }
 
+GhostItem::GhostItem(uint32_t node, const QRectF& rect, const QString& title, const QString& subtitle, const NodeStyle& style)
+    : node_(node), rect_(rect), title_(title), subtitle_(subtitle), style_(style) {
+    setZValue(0.5);  // over edges, under real boxes
+    setToolTip(QObject::tr("%1 (%2): removed by this pass").arg(title, subtitle));
+}
+
+void GhostItem::paint(QPainter* p, const QStyleOptionGraphicsItem* opt, QWidget*) {
+    const qreal lod = opt->levelOfDetailFromTransform(p->worldTransform());
+    p->setOpacity(style_.opacity);
+    QPen pen(style_.border, 1.4, Qt::DashLine);
+    p->setPen(pen);
+    p->setBrush(style_.fill);
+    p->drawRoundedRect(rect_, 6, 6);
+    if (lod < 0.45) return;
+    QFont tf = nodeTitleFont(), bf = nodeTextFont();
+    QFontMetricsF tm(tf), bm(bf);
+    p->setFont(tf);
+    p->setPen(QColor("#1d2330"));
+    p->drawText(QRectF(rect_.left() + 4, rect_.top() + 6, rect_.width() - 8, tm.height()), Qt::AlignCenter, title_);
+    p->setFont(bf);
+    p->setPen(QColor("#4b5563"));
+    p->drawText(QRectF(rect_.left() + 4, rect_.top() + 6 + tm.height(), rect_.width() - 8, bm.height()), Qt::AlignCenter,
+                bm.elidedText(subtitle_, Qt::ElideMiddle, rect_.width() - 8));
+    if (!style_.badge.isEmpty()) {
+        QFont f = nodeTextFont();
+        f.setBold(true);
+        f.setPixelSize(9);
+        QFontMetricsF fm(f);
+        const qreal w = fm.horizontalAdvance(style_.badge) + 10, h = fm.height() + 2;
+        const QRectF pill(rect_.right() - w + 8, rect_.top() - h / 2 - 2, w, h);
+        p->setOpacity(1.0);
+        p->setPen(Qt::NoPen);
+        p->setBrush(style_.border);
+        p->drawRoundedRect(pill, h / 2, h / 2);
+        p->setFont(f);
+        p->setPen(Qt::white);
+        p->drawText(pill, Qt::AlignCenter, style_.badge);
+    }
+}
+
 EdgeItem::EdgeItem(const layout::EdgePath& e, const QString& label) : label_(label) {
     if (!e.points.empty()) {
         path_.moveTo(e.points[0].x, e.points[0].y);

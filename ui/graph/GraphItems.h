@@ -33,6 +33,24 @@ private:
     bool searchHit_ = false;
 };
 
+/// A node the shown pass removed, drawn where it stood (a red dashed ghost). Not a node item: it
+/// is not selectable and GraphView does not count it among the snapshot's boxes.
+class GhostItem : public QGraphicsItem {
+public:
+    enum { Type = UserType + 3 };
+    GhostItem(uint32_t node, const QRectF& rect, const QString& title, const QString& subtitle, const NodeStyle& style);
+    int type() const override { return Type; }
+    QRectF boundingRect() const override { return rect_.adjusted(-4, -12, 12, 4); }
+    void paint(QPainter* p, const QStyleOptionGraphicsItem* opt, QWidget* w) override;
+    uint32_t node() const { return node_; }
+
+private:
+    uint32_t node_;
+    QRectF rect_;
+    QString title_, subtitle_;
+    NodeStyle style_;
+};
+
 class EdgeItem : public QGraphicsItem {
 public:
     enum { Type = UserType + 2 };

@@ -41,6 +41,7 @@ void GraphView::setSnapshot(SnapshotPtr snap) {
     items_.clear();
     edgesByNode_.clear();
     searchHits_.clear();
+    ghosts_.clear();
     snapshot_ = std::move(snap);
     if (!snapshot_) return updateMinimapVisibility();
     const auto& dg = snapshot_->display;
@@ -161,6 +162,24 @@ void GraphView::clearNodeStyles() {
     for (auto& [id, s] : styles_)
         if (NodeItem* item = itemForNode(id)) item->setStyleOverride(nullptr);
     styles_.clear();
+}
+
+void GraphView::setGhosts(const std::vector<Ghost>& ghosts, const NodeStyle& style) {
+    for (GhostItem* g : ghosts_) {
+        scene_->removeItem(g);
+        delete g;
+    }
+    ghosts_.clear();
+    for (const auto& g : ghosts) {
+        auto* item = new GhostItem(g.node, g.rect, g.title, g.subtitle, style);
+        scene_->addItem(item);
+        ghosts_.push_back(item);
+    }
+    if (snapshot_ && !ghosts_.empty()) {  // ghosts may stand right of the drawing: keep them reachable
+        QRectF r = scene_->sceneRect();
+        for (GhostItem* g : ghosts_) r = r.united(g->sceneBoundingRect().adjusted(-40, -40, 40, 40));
+        scene_->setSceneRect(r);
+    }
 }
 
 const NodeStyle* GraphView::nodeStyle(ir::NodeId id) const {

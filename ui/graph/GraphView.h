@@ -14,6 +14,7 @@ namespace passlens::ui {
 
 class NodeItem;
 class EdgeItem;
+class GhostItem;
 class Minimap;
 
 class GraphView : public QGraphicsView {
@@ -42,6 +43,12 @@ public:
     const NodeStyle* nodeStyle(ir::NodeId id) const;
     /// Nodes with a style override that are drawn in the current snapshot.
     std::vector<ir::NodeId> styledNodes() const;
+
+    /// Removed nodes drawn as ghosts (see GhostItem); replaced on every call, cleared by
+    /// setSnapshot. They are not node items: operatorItemCount() ignores them.
+    struct Ghost { ir::NodeId node; QRectF rect; QString title, subtitle; };
+    void setGhosts(const std::vector<Ghost>& ghosts, const NodeStyle& style);
+    int ghostCount() const { return int(ghosts_.size()); }
 
     /// Nodes whose name or op type contains `text` (case-insensitive), in layout order.
     std::vector<ir::NodeId> findNodes(const QString& text) const;
@@ -90,6 +97,7 @@ private:
     std::unordered_map<uint32_t, std::vector<EdgeItem*>> edgesByNode_;
     std::unordered_map<ir::NodeId, NodeStyle> styles_;
     std::vector<NodeItem*> searchHits_;
+    std::vector<GhostItem*> ghosts_;
     Minimap* minimap_ = nullptr;
     bool legendVisible_ = true;
     bool minimapWanted_ = true;
