@@ -243,10 +243,12 @@ std::string explanationToText(const ir::Graph& g, const Explanation& e) {
         os << "  post-dominator: " << (n.postDominator == kNone ? std::string("none (graph exit)") : nodeName(g, n.postDominator)) << "\n";
         for (const auto& c : n.considered) {
             os << "  " << (c.applied ? "applied" : "refused") << " [" << c.source << ": " << c.rule << "] " << c.message << "\n";
-            if (!c.blockingNodeName.empty() || !c.blockingValueName.empty()) {
+            // The node itself as "blocker" (opaque, constant) says nothing the rule does not.
+            const bool namesNode = !c.blockingNodeName.empty() && c.blockingNode != n.node;
+            if (namesNode || !c.blockingValueName.empty()) {
                 os << "      blocked by";
-                if (!c.blockingNodeName.empty()) os << " node " << c.blockingNodeName;
-                if (!c.blockingValueName.empty()) os << " via edge '" << c.blockingValueName << "'";
+                if (namesNode) os << " node " << c.blockingNodeName << (c.blockingValueName.empty() ? "" : " via");
+                if (!c.blockingValueName.empty()) os << " edge '" << c.blockingValueName << "'";
                 os << "\n";
             }
         }
