@@ -7,6 +7,7 @@
 #include "examples/Examples.h"
 #include "ir/Error.h"
 #include "onnx/Export.h"
+#include "onnx/Import.h"
 #include "TestSupport.h"
 
 using namespace passlens;
@@ -101,11 +102,11 @@ TEST(Explain, CliJsonIsStable) {
     auto r = test::runCli({"explain", path, "--json"});
     ASSERT_EQ(r.exitCode, 0) << r.err;
     auto j = nlohmann::json::parse(r.out);
-    for (const char* key : {"graph", "nodes_total", "kernels", "groups", "nodes", "warnings"}) EXPECT_TRUE(j.contains(key)) << key;
+    for (const char* key : {"graph", "nodes_total", "kernels", "subgraph_nodes_not_grouped", "groups", "nodes", "warnings"}) EXPECT_TRUE(j.contains(key)) << key;
     EXPECT_EQ(j["nodes"].size(), j["nodes_total"].get<size_t>());
     bool named = false;
     for (const auto& n : j["nodes"]) {
-        for (const char* key : {"id", "name", "op", "pattern", "post_dominator", "group", "anchor", "group_members", "fused", "considered"})
+        for (const char* key : {"id", "name", "op", "pattern", "post_dominator", "group", "anchor", "group_members", "fused", "cost", "considered"})
             EXPECT_TRUE(n.contains(key)) << key;
         if (n["name"] != "conv") continue;
         for (const auto& c : n["considered"]) {
@@ -124,4 +125,19 @@ TEST(Explain, CliBadInputExitsTwo) {
     EXPECT_EQ(test::runCli({"explain", path, "--bogus"}).exitCode, 2);
     EXPECT_EQ(test::runCli({"explain", test::tempDir("explain") + "/missing.onnx"}).exitCode, 2);
     EXPECT_EQ(test::runCli({"explain"}).exitCode, 2);
+}
+
+TEST(Explain, SubgraphNodesAreCountedNotGrouped) {
+    auto m = onnxio::importModelFile(test::realModel("silero_vad_v5.onnx"));
+    auto e = analysis::explainModel(m);
+    EXPECT_EQ(e.nodes.size(), m.graph.nodeCount());
+    EXPECT_GT(e.subgraphNodes, 600u);
+    EXPECT_NE(analysis::explanationToText(m.graph, e).find("not grouped"), std::string::npos);
+}
+
+TEST(Explain, NodeCostComesFromTheRegistry) {
+    auto m = example("conv_bn_relu");
+    auto e = analysis::explainNode(m, *m.graph.findNode("conv"));
+    EXPECT_TRUE(e.nodes[0].cost.known);
+    EXPECT_DOUBLE_EQ(e.nodes[0].cost.flops, 2.0 * 8 * 16 * 16 * 27 + 8 * 16 * 16);  // MACs plus bias
 }
