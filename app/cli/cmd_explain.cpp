@@ -1,3 +1,4 @@
+#include <cstdint>
 #include <ostream>
 
 #include "analysis/Explain.h"
@@ -15,14 +16,10 @@ REGISTER_COMMAND({
         args.expectOnly({"--node", "--json", "--max-depth", "--no-passes"});
         analysis::ExplainOptions options;
         options.runPatternPasses = !args.flag("--no-passes");
-        if (auto d = args.option("--max-depth")) {
-            try {
-                size_t used = 0;
-                options.fusion.maxDepth = std::stoi(*d, &used);
-                if (used != d->size() || options.fusion.maxDepth < 1) throw 0;
-            } catch (...) {
-                throw UsageError{"--max-depth needs a positive integer, got '" + *d + "'"};
-            }
+        if (args.option("--max-depth")) {
+            uint64_t d = args.unsignedOption("--max-depth", 256);
+            if (d < 1 || d > 1000000) throw UsageError{"--max-depth must be between 1 and 1000000"};
+            options.fusion.maxDepth = static_cast<int>(d);
         }
         onnxio::ImportOptions io;
         io.pinnedDims = args.dims();
