@@ -203,6 +203,13 @@ NodeId findNodeForExplain(const ir::Graph& g, const std::string& name) {
         if (g.node(n).name == name) return n;
     for (NodeId n : g.nodeOrder())
         if (g.node(n).displayName() == name) return n;
+    bool inSubgraph = false;
+    g.forEachGraph([&](const ir::Graph& sg) {
+        if (&sg == &g) return;
+        for (NodeId n : sg.nodeOrder()) inSubgraph |= sg.node(n).name == name || sg.node(n).displayName() == name;
+    });
+    if (inSubgraph)
+        throw Error(ErrorKind::BadInput, "explain: node '" + name + "' is inside a subgraph; fusion groups cover top-level nodes only");
     throw Error(ErrorKind::BadInput, "explain: no top-level node named '" + name + "'");
 }
 

@@ -133,6 +133,18 @@ TEST(Explain, SubgraphNodesAreCountedNotGrouped) {
     EXPECT_EQ(e.nodes.size(), m.graph.nodeCount());
     EXPECT_GT(e.subgraphNodes, 600u);
     EXPECT_NE(analysis::explanationToText(m.graph, e).find("not grouped"), std::string::npos);
+    // A node inside an If body is named as such, not as unknown.
+    std::string inner;
+    m.graph.forEachGraph([&](const ir::Graph& sg) {
+        if (&sg != &m.graph && inner.empty() && sg.nodeCount() > 0) inner = sg.node(sg.nodeOrder().front()).displayName();
+    });
+    ASSERT_FALSE(inner.empty());
+    try {
+        analysis::findNodeForExplain(m.graph, inner);
+        ADD_FAILURE() << "expected BadInput for " << inner;
+    } catch (const Error& err) {
+        EXPECT_NE(std::string(err.what()).find("subgraph"), std::string::npos) << err.what();
+    }
 }
 
 TEST(Explain, NodeCostComesFromTheRegistry) {
