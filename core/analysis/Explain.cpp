@@ -41,7 +41,20 @@ std::vector<PassRemark> collectFusionRemarks(const ir::Model& model, std::vector
         for (const auto& step : result.steps) {
             if (!isFusionPass(step.result.name)) continue;
             for (const auto& r : step.result.remarks)
-                if (r.graphPath.empty()) out.push_back({step.result.name, r});
+                if (r.graphPath.empty() && !r.nodes.empty()) out.push_back({step.result.name, r});
+            // A fusion that fired replaced nodes: its change names the original nodes (provenance),
+            // which its applied remark may not.
+            for (const auto& c : step.result.changes) {
+                if (c.kind != passes::ChangeKind::Replaced || !c.graphPath.empty() || c.provenance.empty()) continue;
+                passes::Remark r;
+                r.kind = passes::RemarkKind::Applied;
+                r.pass = c.pass;
+                r.rule = c.rule;
+                r.nodes = c.provenance;
+                for (NodeId n : c.provenance) r.nodeNames.push_back(model.graph.hasNode(n) ? model.graph.node(n).displayName() : "");
+                r.message = c.reason;
+                out.push_back({step.result.name, r});
+            }
         }
     } catch (const std::exception& e) {
         warnings.push_back(std::string("pattern-fusion passes could not run on this model: ") + e.what());
@@ -270,7 +283,15 @@ std::string explanationToText(const ir::Graph& g, const Explanation& e) {
     if (e.subgraphNodes > 0)
         os << "note: " << e.subgraphNodes << " nodes inside subgraphs (If/Loop bodies) are not grouped; their "
            << "parent node counts as one Opaque kernel\n\n";
+    // In a whole-model listing, lone Constant nodes (data, never fused) get one summary line.
+    const bool summarizeConstants = e.nodes.size() > 1;
+    size_t constants = 0;
     for (const auto& n : e.nodes) {
+        const bool loneConstant = n.opType == "Constant" && n.groupMembers.size() <= 1 && n.considered.size() <= 1;
+        if (summarizeConstants && loneConstant) {
+            ++constants;
+            continue;
+        }
         os << n.name << " (" << n.opType << ", " << patternName(n.pattern) << ")\n";
         if (n.group >= 0) {
             const auto& grp = e.plan.groups[n.group];
@@ -299,6 +320,8 @@ std::string explanationToText(const ir::Graph& g, const Explanation& e) {
         }
         os << "\n";
     }
+    if (constants > 0)
+        os << constants << " Constant nodes not listed: data, not kernels, never fused (--json lists them)\n";
     return os.str();
 }
 

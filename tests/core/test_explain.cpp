@@ -69,6 +69,14 @@ TEST(Explain, FusedNodeReportsItsGroupAndNoRefusal) {
         EXPECT_EQ(n.anchor, n.node);
         EXPECT_GE(n.groupMembers.size(), 2u);
         for (const auto& c : n.considered) EXPECT_NE(c.source, "fusion-groups") << c.message;
+        // The Conv+BN fold fired: the explanation says so, naming both original nodes.
+        bool folded = false;
+        for (const auto& c : n.considered)
+            if (c.source == "fuse-conv-bn" && c.applied) {
+                folded = true;
+                EXPECT_EQ(c.nodeNames, (std::vector<std::string>{"conv", "bn"}));
+            }
+        EXPECT_TRUE(folded);
     }
     EXPECT_TRUE(found);
 }
