@@ -62,8 +62,11 @@ TEST(FusionGroupFunctions, ChainBecomesOneCallThatRunsAndChecks) {
     auto again = onnxio::importModelFile(path);
     EXPECT_EQ(again.graph.nodeCount(), 2u);
     expectSameOutputs(original, again, inputs);
-    // A second grouping is refused: the domain is taken.
-    EXPECT_THROW(passes::groupIntoFunctions(m), Error);
+    // A second grouping changes nothing: the call is Opaque, Softmax stays alone.
+    auto second = passes::groupIntoFunctions(again);
+    EXPECT_EQ(second.functions, 0u);
+    EXPECT_EQ(again.graph.nodeCount(), 2u);
+    EXPECT_EQ(again.functions.size(), 1u);
 }
 
 TEST(FusionGroupFunctions, ModelWithoutMultiMemberGroupsIsUnchanged) {

@@ -25,10 +25,6 @@ std::map<ValueId, std::vector<NodeId>> readersOf(const Graph& g) {
 }  // namespace
 
 GroupFunctionsResult groupIntoFunctions(Model& model, const analysis::FusionOptions& options) {
-    for (const auto& f : model.functions)
-        if (f.domain == kFusedFunctionDomain)
-            throw Error(ErrorKind::BadInput, std::string("--group-functions: the model already has functions in domain ") +
-                                                 kFusedFunctionDomain);
     Graph& g = model.graph;
     GroupFunctionsResult result;
     result.nodesBefore = g.nodeCount();
@@ -63,7 +59,12 @@ GroupFunctionsResult groupIntoFunctions(Model& model, const analysis::FusionOpti
             }
 
         const std::string anchorOp = g.node(grp.anchor).opType;
-        const std::string fname = "fused_" + std::to_string(result.functions) + "_" + anchorOp;
+        // Calls of earlier groupings are Opaque (custom domain), so a second run only adds new names.
+        std::string fname;
+        for (size_t k = result.functions;; ++k) {
+            fname = "fused_" + std::to_string(k) + "_" + anchorOp;
+            if (!model.findFunction(kFusedFunctionDomain, fname)) break;
+        }
         auto body = std::make_shared<Graph>();
         body->name = fname;
         std::map<ValueId, ValueId> inBody;

@@ -23,7 +23,7 @@ struct GroupFunctionsResult {
 /// Rewrites the main graph in place. Function inputs are the values the group reads from outside
 /// (initializers included); outputs are the values read outside the group or that are graph
 /// outputs. Adds the opset import of kFusedFunctionDomain and raises ir_version to 8 if lower
-/// (model-local functions need it). Throws BadInput if the model already uses that domain.
+/// (model-local functions need it). Idempotent: calls made by an earlier run are Opaque and stay.
 GroupFunctionsResult groupIntoFunctions(ir::Model& model, const analysis::FusionOptions& options = {});
 
 }  // namespace passlens::passes
