@@ -1,6 +1,8 @@
 // Explain: fusion-group refusals combined with the pattern-fusion passes' remarks, core API and CLI.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include <nlohmann/json.hpp>
 
 #include "analysis/Explain.h"
@@ -160,4 +162,27 @@ TEST(Explain, NodeCostComesFromTheRegistry) {
     auto e = analysis::explainNode(m, *m.graph.findNode("conv"));
     EXPECT_TRUE(e.nodes[0].cost.known);
     EXPECT_DOUBLE_EQ(e.nodes[0].cost.flops, 2.0 * 8 * 16 * 16 * 27 + 8 * 16 * 16);  // MACs plus bias
+}
+
+TEST(Explain, EveryRealModelExplainsEveryTopLevelNode) {
+    for (const auto& file : test::realModelNames()) {
+        SCOPED_TRACE(file);
+        auto m = onnxio::importModelFile(test::realModel(file));
+        auto e = analysis::explainModel(m);
+        EXPECT_TRUE(e.warnings.empty()) << e.warnings.front();
+        ASSERT_EQ(e.nodes.size(), m.graph.nodeCount());
+        size_t refusals = 0;
+        for (const auto& n : e.nodes) {
+            ASSERT_GE(n.group, 0);
+            EXPECT_NE(std::find(n.groupMembers.begin(), n.groupMembers.end(), n.node), n.groupMembers.end());
+            for (const auto& c : n.considered) {
+                EXPECT_FALSE(c.message.empty());
+                EXPECT_FALSE(c.rule.empty()) << c.source;
+                refusals += c.source == "fusion-groups";
+            }
+        }
+        EXPECT_EQ(refusals, e.plan.refusals.size());
+        auto j = analysis::explanationToJson(m.graph, e);
+        EXPECT_EQ(j["nodes"].size(), m.graph.nodeCount());
+    }
 }
