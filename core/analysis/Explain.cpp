@@ -188,6 +188,8 @@ ordered_json groupJson(const ir::Graph& g, const FusionGroup& grp) {
     return j;
 }
 
+std::string count(size_t n, const std::string& noun) { return std::to_string(n) + " " + noun + (n == 1 ? "" : "s"); }
+
 std::string human(double v, const char* unit) {
     const char* prefixes[] = {"", "K", "M", "G", "T"};
     int i = 0;
@@ -277,8 +279,8 @@ ordered_json explanationToJson(const ir::Graph& g, const Explanation& e) {
 std::string explanationToText(const ir::Graph& g, const Explanation& e) {
     std::ostringstream os;
     if (e.nodes.size() != 1)
-        os << g.nodeCount() << " nodes -> " << e.plan.kernelCount(g) << " kernels (" << e.plan.groups.size() << " groups, "
-           << e.plan.multiMemberGroupCount() << " with 2+ members)\n\n";
+        os << count(g.nodeCount(), "node") << " -> " << count(e.plan.kernelCount(g), "kernel") << " ("
+           << count(e.plan.groups.size(), "group") << ", " << e.plan.multiMemberGroupCount() << " with 2+ members)\n\n";
     for (const auto& w : e.warnings) os << "warning: " << w << "\n";
     if (e.subgraphNodes > 0)
         os << "note: " << e.subgraphNodes << " nodes inside subgraphs (If/Loop bodies) are not grouped; their "
