@@ -233,7 +233,7 @@ ordered_json explanationToJson(const ir::Graph& g, const Explanation& e) {
     j["graph"] = g.name;
     j["nodes_total"] = g.nodeCount();
     j["kernels"] = e.plan.kernelCount(g);
-    j["subgraph_nodes_not_grouped"] = e.subgraphNodes;
+    j["subgraph_nodes_not_explained"] = e.subgraphNodes;
     auto groups = ordered_json::array();
     std::vector<int> wanted;
     for (const auto& n : e.nodes)
@@ -283,8 +283,8 @@ std::string explanationToText(const ir::Graph& g, const Explanation& e) {
            << count(e.plan.groups.size(), "group") << ", " << e.plan.multiMemberGroupCount() << " with 2+ members)\n\n";
     for (const auto& w : e.warnings) os << "warning: " << w << "\n";
     if (e.subgraphNodes > 0)
-        os << "note: " << e.subgraphNodes << " nodes inside subgraphs (If/Loop bodies) are not grouped; their "
-           << "parent node counts as one Opaque kernel\n\n";
+        os << "note: " << e.subgraphNodes << " nodes inside subgraphs (If/Loop bodies) are not explained here; at this "
+           << "level their parent node is one Opaque kernel (optimize --group-functions groups the bodies too)\n\n";
     // In a whole-model listing, lone Constant nodes (data, never fused) get one summary line.
     const bool summarizeConstants = e.nodes.size() > 1;
     size_t constants = 0;

@@ -8,7 +8,8 @@
 //   phase 1  Injective nodes fuse when every node on every path (sink included) is <= Injective.
 // A depth limit bounds the number of nodes in a group. Every node that does not end in its
 // post-dominator's group gets a FusionRefusal naming the rule and the node/edge that blocked it.
-// Subgraph nodes (If/Loop bodies) are not grouped: the If/Loop node is one Opaque node here.
+// One graph at a time: in the graph given, an If/Loop node is one Opaque node (its bodies can be
+// grouped by calling this on each body, as group-functions does).
 #include <string>
 #include <string_view>
 #include <vector>
