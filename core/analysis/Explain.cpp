@@ -139,6 +139,18 @@ Explanation explainNodes(const ir::Model& model, const std::vector<NodeId>* only
     size_t all = 0;
     model.graph.forEachGraph([&](const ir::Graph& sg) { all += sg.nodeCount(); });
     out.subgraphNodes = all - model.graph.nodeCount();
+    // Broadcast ops count as ElemWise only when static shapes prove nothing is broadcast.
+    size_t unproven = 0;
+    for (NodeId n : model.graph.nodeOrder()) {
+        const auto& node = model.graph.node(n);
+        if (patternOfOpType(node.opType, node.domain) != OpPattern::Broadcast || node.outputs.empty() || node.outputs[0] == kNone)
+            continue;
+        const auto& shape = model.graph.value(node.outputs[0]).type.shape;
+        unproven += !shape || !shape->isStatic();
+    }
+    if (unproven > 0)
+        out.hints.push_back(std::to_string(unproven) + " broadcast ops have non-static output shapes and fuse as Broadcast, "
+                            "not ElemWise; pin symbolic dims with --dim NAME=VALUE for a tighter grouping");
     std::vector<PassRemark> remarks;
     if (options.runPatternPasses) remarks = collectFusionRemarks(model, out.warnings);
     if (only) {
@@ -273,6 +285,7 @@ ordered_json explanationToJson(const ir::Graph& g, const Explanation& e) {
     }
     j["nodes"] = nodes;
     j["warnings"] = e.warnings;
+    j["hints"] = e.hints;
     return j;
 }
 
@@ -282,6 +295,7 @@ std::string explanationToText(const ir::Graph& g, const Explanation& e) {
         os << count(g.nodeCount(), "node") << " -> " << count(e.plan.kernelCount(g), "kernel") << " ("
            << count(e.plan.groups.size(), "group") << ", " << e.plan.multiMemberGroupCount() << " with 2+ members)\n\n";
     for (const auto& w : e.warnings) os << "warning: " << w << "\n";
+    for (const auto& h : e.hints) os << "hint: " << h << "\n";
     if (e.subgraphNodes > 0)
         os << "note: " << e.subgraphNodes << " nodes inside subgraphs (If/Loop bodies) are not explained here; at this "
            << "level their parent node is one Opaque kernel (optimize --group-functions groups the bodies too)\n\n";

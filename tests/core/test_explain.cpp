@@ -112,7 +112,7 @@ TEST(Explain, CliJsonIsStable) {
     auto r = test::runCli({"explain", path, "--json"});
     ASSERT_EQ(r.exitCode, 0) << r.err;
     auto j = nlohmann::json::parse(r.out);
-    for (const char* key : {"graph", "nodes_total", "kernels", "subgraph_nodes_not_explained", "groups", "nodes", "warnings"}) EXPECT_TRUE(j.contains(key)) << key;
+    for (const char* key : {"graph", "nodes_total", "kernels", "subgraph_nodes_not_explained", "groups", "nodes", "warnings", "hints"}) EXPECT_TRUE(j.contains(key)) << key;
     EXPECT_EQ(j["nodes"].size(), j["nodes_total"].get<size_t>());
     bool named = false;
     for (const auto& n : j["nodes"]) {
@@ -185,4 +185,21 @@ TEST(Explain, EveryRealModelExplainsEveryTopLevelNode) {
         auto j = analysis::explanationToJson(m.graph, e);
         EXPECT_EQ(j["nodes"].size(), m.graph.nodeCount());
     }
+}
+
+TEST(Explain, SymbolicShapesGiveAPinningHintAndPinningTightensGroups) {
+    const std::string file = test::realModel("ch_ppocr_mobile_v2.0_cls_infer.onnx");
+    analysis::ExplainOptions o;
+    o.runPatternPasses = false;
+    auto loose = onnxio::importModelFile(file);
+    auto e1 = analysis::explainModel(loose, o);
+    ASSERT_FALSE(e1.hints.empty());
+    EXPECT_NE(e1.hints[0].find("--dim"), std::string::npos);
+    onnxio::ImportOptions io;
+    io.pinnedDims = {{"p2o.DynamicDimension.0", 1}, {"p2o.DynamicDimension.1", 48}, {"p2o.DynamicDimension.2", 64}};
+    auto pinned = onnxio::importModelFile(file, io);
+    auto e2 = analysis::explainModel(pinned, o);
+    const size_t before = std::stoul(e1.hints[0]), after = e2.hints.empty() ? 0 : std::stoul(e2.hints[0]);
+    EXPECT_LT(after * 10, before) << "pinning should prove most broadcasts elementwise";
+    EXPECT_LT(e2.plan.kernelCount(pinned.graph), e1.plan.kernelCount(loose.graph));
 }
