@@ -38,7 +38,8 @@ struct FusionGroup {
 ///   sink-not-fusable            an ElemWise/Broadcast node whose post-dominator is reached through
 ///                               an edge above Injective that is not a reduction (e.g. into a Conv)
 ///   path-not-injective          a node on a path to the post-dominator (or the post-dominator
-///                               itself) is above Injective (ElemWise anchor paths: above Broadcast)
+///                               itself), or an edge on the way, is above Injective (for an
+///                               anchor's path: above Broadcast)
 ///   one-anchor-per-group        the path meets a group that already has an anchor (two Conv
 ///                               outputs meeting in one Add: only the first one fuses)
 ///   max-depth                   joining would make the group larger than FusionOptions::maxDepth
