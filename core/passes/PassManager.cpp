@@ -4,6 +4,26 @@
 
 namespace passlens::passes {
 
+namespace {
+
+/// Shape inference re-exports the whole model, so it only runs after a pass that may have left a
+/// value with a stale or missing type, or made a new constant from which inference can learn
+/// static shapes downstream. Passes that declare preservesValueTypes() (algebraic, cse, dce) are
+/// skipped unless they folded a constant (a test checks that skipping them changes nothing).
+bool needsShapeInference(const Pass& pass, const PassResult& r, const ir::Model& model, ir::ValueId valueLimitBefore) {
+    if (!r.changed) return false;
+    if (!pass.preservesValueTypes()) return true;
+    for (const Change& c : r.changes)
+        if (c.kind == ChangeKind::Folded) return true;
+    // Safety net: a value the pass created (ids are never reused) that has no type yet.
+    const ir::Graph& g = model.graph;
+    for (ir::ValueId v = valueLimitBefore; v < g.valueIdLimit(); ++v)
+        if (g.hasValue(v) && g.value(v).producer != ir::kNone && !g.value(v).type.known()) return true;
+    return false;
+}
+
+}  // namespace
+
 void PassManager::addPass(const std::string& name) { passes_.push_back(registry_.create(name)); }
 void PassManager::addPass(std::unique_ptr<Pass> pass) { passes_.push_back(std::move(pass)); }
 void PassManager::addLevel(Level level) {
@@ -13,14 +33,16 @@ void PassManager::addLevel(Level level) {
 PipelineResult PassManager::run(ir::Model& model, const PipelineOptions& options) const {
     PipelineResult out;
     if (options.keepSnapshots) out.initial = std::make_shared<const ir::Model>(model);
+    for (ir::NodeId n : model.graph.nodeOrder()) out.originalNodeNames.emplace(n, model.graph.node(n).displayName());
     int maxIter = options.fixedPoint ? std::max(1, options.maxIterations) : 1;
     for (int it = 0; it < maxIter; ++it) {
         bool changed = false;
         for (const auto& pass : passes_) {
             PipelineStep step;
             step.iteration = it;
+            const ir::ValueId valueLimit = model.graph.valueIdLimit();
             step.result = pass->run(model, options.pass);
-            if (step.result.changed && options.inferShapesAfterEachPass) {
+            if (options.inferShapesAfterEachPass && needsShapeInference(*pass, step.result, model, valueLimit)) {
                 try { onnxio::inferShapes(model); } catch (...) { /* shapes stay as they were */ }
             }
             changed |= step.result.changed;
