@@ -22,10 +22,6 @@ std::map<ValueId, std::vector<NodeId>> readersOf(const Graph& g) {
     return out;
 }
 
-}  // namespace
-
-namespace {
-
 /// Groups one graph (the main graph or a subgraph body) into calls, counting into `result`.
 void groupGraph(Model& model, Graph& g, const analysis::FusionOptions& options, const std::vector<OpsetImport>& bodyOpsets,
                 GroupFunctionsResult& result, bool topLevel) {
