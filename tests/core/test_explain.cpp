@@ -137,7 +137,7 @@ TEST(Explain, CliBadInputExitsTwo) {
     EXPECT_EQ(test::runCli({"explain"}).exitCode, 2);
 }
 
-TEST(Explain, SubgraphNodesAreCountedNotGrouped) {
+TEST(Explain, SubgraphNodesAreCountedNotExplained) {
     auto m = onnxio::importModelFile(test::realModel("silero_vad_v5.onnx"));
     auto e = analysis::explainModel(m);
     EXPECT_EQ(e.nodes.size(), m.graph.nodeCount());
