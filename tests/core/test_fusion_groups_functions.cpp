@@ -87,12 +87,6 @@ TEST(FusionGroupFunctions, ExamplesStayEquivalent) {
         auto m = ex.build();
         ir::Model original = m;
         auto inputs = eval::randomInputs(original, 5);
-        try {
-            eval::run(original, inputs);
-        } catch (const Error& e) {  // an example the interpreter cannot run says nothing about grouping
-            std::printf("[ skipped ] example %s does not run: %s\n", ex.id.c_str(), e.what());
-            continue;
-        }
         auto res = passes::groupIntoFunctions(m);
         EXPECT_EQ(res.deepNodesAfter, res.deepNodesBefore - res.fusedNodes + res.functions);
         auto problem = onnxio::checkModel(m);
