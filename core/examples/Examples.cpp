@@ -108,8 +108,8 @@ Model cleanupOpportunities() {
 Model branchyDominators() {
     GraphBuilder b("branchy_dominators");
     ValueId x = b.input("x", DataType::Float, {1, 8, 8, 8});
-    auto conv = [&](ValueId in, const std::string& n, uint64_t seed) {
-        return b.op("Conv", {in, b.constant(n + ".weight", randomFloats({8, 8, 1, 1}, seed, -0.4f, 0.4f))},
+    auto conv = [&](ValueId in, const std::string& n, uint64_t seed, int64_t inChannels = 8) {
+        return b.op("Conv", {in, b.constant(n + ".weight", randomFloats({8, inChannels, 1, 1}, seed, -0.4f, 0.4f))},
                     {Attribute::makeInts("kernel_shape", {1, 1})}, n);
     };
     ValueId stem = b.op("Relu", {conv(x, "stem", 60)}, {}, "stem.relu");
@@ -121,7 +121,7 @@ Model branchyDominators() {
     ValueId p1 = conv(join1, "path1", 63);
     ValueId p2 = b.op("Tanh", {conv(conv(join1, "path2a", 64), "path2b", 65)}, {}, "path2.tanh");
     ValueId cat = b.op("Concat", {p1, p2, stem}, {Attribute::makeInt("axis", 1)}, "join2");
-    ValueId head = conv(cat, "head", 66);
+    ValueId head = conv(cat, "head", 66, 24);
     // A side exit: a second output leaves from inside the second diamond.
     ValueId side = b.op("GlobalAveragePool", {p2}, {}, "side.pool");
     b.output(head);

@@ -4,6 +4,7 @@
 
 #include <map>
 
+#include "PassTestSupport.h"
 #include "TestSupport.h"
 #include "eval/Interpreter.h"
 #include "ir/Builder.h"
@@ -16,31 +17,17 @@ using namespace passlens::passes;
 
 namespace {
 
-std::map<std::string, int> opCounts(const Graph& g) {
-    std::map<std::string, int> c;
-    for (NodeId n : g.nodeOrder()) ++c[g.node(n).opType];
-    return c;
-}
+using test::opCounts;
+using test::remarkText;
 
 PassResult runAndCompare(Model& m) {
-    Model original = m;
-    auto inputs = eval::randomInputs(m, 5);
-    auto before = eval::run(m, inputs);
-    PassManager pm;
-    pm.addPass("fuse-conv-mul-add");
-    auto result = pm.run(m);
-    auto after = eval::run(m, inputs);
-    for (const auto& d : eval::compareOutputs(original, after, before, 1e-4, 1e-5)) EXPECT_TRUE(d.ok) << d.name << " " << d.maxAbs;
-    EXPECT_FALSE(onnxio::checkModel(m).has_value()) << *onnxio::checkModel(m);
-    return result.steps.back().result;
+    test::CheckOptions options;
+    options.rtol = 1e-4;
+    options.atol = 1e-5;
+    options.seed = 5;
+    return test::runChecked(m, "fuse-conv-mul-add", options).result;
 }
 
-std::string remarkText(const PassResult& r, RemarkKind kind) {
-    std::string s;
-    for (const auto& m : r.remarks)
-        if (m.kind == kind) s += m.message + "\n";
-    return s;
-}
 
 struct CmOptions {
     std::vector<int64_t> scaleDims{3, 1, 1};

@@ -5,6 +5,7 @@
 
 #include <map>
 
+#include "PassTestSupport.h"
 #include "TestSupport.h"
 #include "eval/Interpreter.h"
 #include "ir/Builder.h"
@@ -17,38 +18,27 @@ using namespace passlens::passes;
 
 namespace {
 
-std::map<std::string, int> opCounts(const Graph& g) {
-    std::map<std::string, int> c;
-    for (NodeId n : g.nodeOrder()) ++c[g.node(n).opType];
-    return c;
-}
+using test::opCounts;
+using test::remarkText;
 
 PassResult runAndCompare(Model& m) {
-    Model original = m;
-    auto inputs = eval::randomInputs(m, 9);
+    test::CheckOptions options;
+    options.rtol = 1e-4;
+    options.atol = 1e-5;
+    options.seed = 9;
     // Spread the inputs over [-6, 6) so every piece of the clip is exercised.
-    std::vector<TensorPtr> wide;
-    for (const auto& t : inputs) {
-        std::vector<float> v(t->as<float>(), t->as<float>() + t->elementCount());
-        for (auto& f : v) f *= 6.f;
-        wide.push_back(makeTensorOf(DataType::Float, t->dims, v, t->name));
-    }
-    auto before = eval::run(m, wide);
-    PassManager pm;
-    pm.addPass("fuse-hard-swish");
-    auto result = pm.run(m);
-    auto after = eval::run(m, wide);
-    for (const auto& d : eval::compareOutputs(original, after, before, 1e-4, 1e-5)) EXPECT_TRUE(d.ok) << d.name << " " << d.maxAbs;
-    EXPECT_FALSE(onnxio::checkModel(m).has_value()) << *onnxio::checkModel(m);
-    return result.steps.back().result;
+    options.adjustInputs = [](std::vector<TensorPtr> inputs) {
+        std::vector<TensorPtr> wide;
+        for (const auto& t : inputs) {
+            std::vector<float> v(t->as<float>(), t->as<float>() + t->elementCount());
+            for (auto& f : v) f *= 6.f;
+            wide.push_back(makeTensorOf(DataType::Float, t->dims, v, t->name));
+        }
+        return wide;
+    };
+    return test::runChecked(m, "fuse-hard-swish", options).result;
 }
 
-std::string remarkText(const PassResult& r, RemarkKind kind) {
-    std::string s;
-    for (const auto& m : r.remarks)
-        if (m.kind == kind) s += m.message + "\n";
-    return s;
-}
 
 enum class Form { MulThenDiv, DivThenMul, HardSigmoidOnly, MulHardSigmoid, MulThenScale };
 

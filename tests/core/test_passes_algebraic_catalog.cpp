@@ -8,7 +8,7 @@
 
 #include "ir/Builder.h"
 #include "passes/Pass.h"
-#include "test_passes_support.h"
+#include "PassTestSupport.h"
 
 using namespace passlens;
 using namespace passlens::ir;

@@ -4,7 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "ir/Builder.h"
-#include "test_passes_support.h"
+#include "PassTestSupport.h"
 
 using namespace passlens;
 using namespace passlens::ir;

@@ -6,7 +6,7 @@
 
 #include "ir/Builder.h"
 #include "passes/Diff.h"
-#include "test_passes_support.h"
+#include "PassTestSupport.h"
 
 using namespace passlens;
 using namespace passlens::ir;

@@ -1,10 +1,12 @@
 #pragma once
-// Helpers shared by the algebraic-rule golden tests: op counts, remark lookup, and a checked run
+// Helpers shared by the pass and fusion golden tests: op counts, remark lookup, and a checked run
 // (interpreter equivalence, ONNX checker, idempotence).
 #include <gtest/gtest.h>
 
+#include <functional>
 #include <map>
 #include <string>
+#include <vector>
 
 #include "eval/Interpreter.h"
 #include "onnx/Checker.h"
@@ -30,18 +32,26 @@ struct CheckedRun {
     passes::PassResult result;                 ///< the first run
 };
 
+struct CheckOptions {
+    double rtol = 1e-5, atol = 1e-6;
+    uint64_t seed = 7;
+    /// Reshapes the seeded random inputs (e.g. spread them over a wider range).
+    std::function<std::vector<ir::TensorPtr>(std::vector<ir::TensorPtr>)> adjustInputs;
+};
+
 /// Runs `pass` once and checks: outputs equal the original's under the interpreter (seeded random
 /// inputs), the ONNX checker accepts the result, and a second run changes nothing.
-inline CheckedRun runChecked(ir::Model& m, const std::string& pass = "algebraic") {
+inline CheckedRun runChecked(ir::Model& m, const std::string& pass = "algebraic", const CheckOptions& options = {}) {
     CheckedRun out;
     out.before = opCounts(m.graph);
     const ir::Model original = m;
-    const auto inputs = eval::randomInputs(m, 7);
+    auto inputs = eval::randomInputs(m, options.seed);
+    if (options.adjustInputs) inputs = options.adjustInputs(std::move(inputs));
     const auto expected = eval::run(m, inputs);
     out.result = runPassOnce(pass, m);
     out.after = opCounts(m.graph);
     const auto actual = eval::run(m, inputs);
-    for (const auto& d : eval::compareOutputs(original, actual, expected, 1e-5, 1e-6))
+    for (const auto& d : eval::compareOutputs(original, actual, expected, options.rtol, options.atol))
         EXPECT_TRUE(d.ok) << pass << ": output " << d.name << " differs (max abs " << d.maxAbs << ")";
     const auto checker = onnxio::checkModel(m);
     EXPECT_FALSE(checker.has_value()) << checker.value_or("");
@@ -49,6 +59,14 @@ inline CheckedRun runChecked(ir::Model& m, const std::string& pass = "algebraic"
     EXPECT_FALSE(again.changed) << pass << " is not idempotent";
     EXPECT_EQ(opCounts(m.graph), out.after);
     return out;
+}
+
+/// The messages of all remarks of one kind, one per line.
+inline std::string remarkText(const passes::PassResult& r, passes::RemarkKind kind) {
+    std::string s;
+    for (const auto& m : r.remarks)
+        if (m.kind == kind) s += m.message + "\n";
+    return s;
 }
 
 inline bool hasRemark(const passes::PassResult& r, passes::RemarkKind kind, const std::string& rule,
