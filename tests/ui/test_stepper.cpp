@@ -34,6 +34,7 @@
 #include "passes/PassRegistry.h"
 #include "stepper/ChangeLogModel.h"
 #include "stepper/DiffStyle.h"
+#include "stepper/GhostPlacement.h"
 #include "stepper/LogPanels.h"
 #include "stepper/PassTableModel.h"
 #include "stepper/PipelineJob.h"
@@ -140,6 +141,39 @@ private slots:
         QVERIFY(r.fill.red() > r.fill.green());   // red
         QVERIFY(r.dashed && r.opacity < 1.0);     // a ghost
         QVERIFY(!u.fill.isValid() && u.opacity == 1.0);
+    }
+
+    void ghostsKeepTheirOffsetFromTheNearestSurvivor() {
+        // Before: A at the top, B (removed) right of it, C below A. After: the drawing moved right
+        // by 50 and a new box D stands exactly where B's ghost would land.
+        auto box = [](uint32_t key, double x, double y) { return layout::BoxPlacement{key, {x, y, 80, 30}}; };
+        auto node = [](uint32_t key, const char* title) {
+            layout::DisplayNode n;
+            n.key = key;
+            n.node = key;
+            n.title = title;
+            return n;
+        };
+        layout::DisplayGraph dgBefore, dgAfter;
+        layout::LayoutResult before, after;
+        dgBefore.nodes = {node(1, "A"), node(2, "B"), node(3, "C")};
+        before.boxes = {box(1, 0, 0), box(2, 100, 0), box(3, 0, 100)};
+        dgAfter.nodes = {node(1, "A"), node(3, "C")};
+        after.boxes = {box(1, 50, 0), box(3, 50, 100)};
+        auto ghosts = ui::placeGhosts(dgBefore, before, dgAfter, after, {2, 7});  // 7 had no box
+        QCOMPARE(ghosts.size(), size_t(1));
+        QCOMPARE(ghosts[0].node, ir::NodeId(2));
+        QCOMPARE(ghosts[0].title, std::string("B"));
+        QCOMPARE(ghosts[0].rect.x, 150.0);  // A moved by +50: so does B
+        QCOMPARE(ghosts[0].rect.y, 0.0);
+        dgAfter.nodes.push_back(node(4, "D"));
+        after.boxes.push_back(box(4, 150, 0));
+        ghosts = ui::placeGhosts(dgBefore, before, dgAfter, after, {2});
+        QCOMPARE(ghosts.size(), size_t(1));
+        QVERIFY(ghosts[0].rect.x >= 150 + 80);  // stepped right of D, not on top of it
+        QCOMPARE(ghosts[0].rect.y, 0.0);
+        // Nothing survived: nothing to anchor to.
+        QVERIFY(ui::placeGhosts(dgBefore, before, {}, {}, {2}).empty());
     }
 
     void changeLogNamesExactlyTheDiffedNodes() {
