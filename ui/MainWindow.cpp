@@ -8,6 +8,7 @@
 #include <QFileInfo>
 #include <QLabel>
 #include <QLineEdit>
+#include <QMenu>
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QMimeData>
@@ -22,8 +23,11 @@
 #include <QTextBrowser>
 #include <QToolBar>
 #include <QToolButton>
+#include <map>
 
 #include "PropertiesPanel.h"
+#include "analysis/DominatorTreeView.h"
+#include "analysis/GraphHighlighter.h"
 #include "examples/Examples.h"
 #include "graph/GraphView.h"
 #include "graph/LayoutJob.h"
@@ -57,6 +61,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
 
     buildDocks();
     buildMenus();
+    buildAnalysisDocks();
 
     facts_ = new QLabel(this);
     progress_ = new QProgressBar(this);
@@ -375,6 +380,41 @@ bool MainWindow::exportImage(const QString& path) {
     p.end();
     return img.save(path);
 }
+
+// ---- analysis docks ------------------------------------------------------------------------------
+
+void MainWindow::buildAnalysisDocks() {
+    analysisHighlight_ = new GraphHighlighter(mainView_, this);
+
+    domTree_ = new DominatorTreeView(this);
+    auto* domDock = new QDockWidget(tr("Dominator Tree"), this);
+    domDock->setObjectName("dominatorTree");
+    domDock->setWidget(domTree_);
+    addDockWidget(Qt::BottomDockWidgetArea, domDock);
+    resizeDocks({domDock}, {320}, Qt::Vertical);  // a saved window state, restored later, wins
+    // Selection linked both ways by NodeId; each side ignores its own echo.
+    connect(mainView_, &GraphView::nodeSelected, domTree_, &DominatorTreeView::selectNode);
+    connect(domTree_, &DominatorTreeView::nodeSelected, mainView_, &GraphView::selectNode);
+    connect(domTree_, &DominatorTreeView::pathChanged, this,
+            [this](ir::NodeId node, ir::NodeId dominator, const std::vector<ir::NodeId>& path, bool post) {
+                if (node == ir::kNone) return analysisHighlight_->clear();
+                std::map<ir::NodeId, NodeStyle> styles;
+                for (ir::NodeId n : path) styles[n] = NodeStyle{QColor("#ede9fe"), QColor("#7c3aed"), 1.0, false, {}};
+                if (dominator != ir::kNone) styles[dominator].badge = post ? tr("ipdom") : tr("idom");
+                analysisHighlight_->show(styles);
+            });
+    connect(mainView_, &GraphView::snapshotReplaced, this, &MainWindow::onAnalysisSnapshot);
+
+    QMenu* view = nullptr;
+    for (QAction* a : menuBar()->actions())
+        if (a->menu() && a->text() == tr("&View")) view = a->menu();
+    if (view) {
+        view->addSeparator();
+        view->addAction(domDock->toggleViewAction());
+    }
+}
+
+void MainWindow::onAnalysisSnapshot() { domTree_->setGraph(mainView_->snapshot()); }
 
 void MainWindow::closeEvent(QCloseEvent* e) {
     QSettings s;

@@ -20,6 +20,8 @@ namespace passlens::ui {
 
 class GraphView;
 class PropertiesPanel;
+class DominatorTreeView;
+class GraphHighlighter;
 
 class MainWindow : public QMainWindow {
     Q_OBJECT
@@ -47,6 +49,10 @@ public:
     void findPrevious();
 
     bool exportImage(const QString& path);  ///< .png or .svg of the current view's whole drawing
+
+    // ---- analysis docks (issue 9 part B), built by buildAnalysisDocks() ----
+    DominatorTreeView* dominatorTreeView() const { return domTree_; }
+    GraphHighlighter* analysisHighlight() const { return analysisHighlight_; }
 
 signals:
     void layoutReady();                       ///< the current model's drawing is in the view
@@ -88,6 +94,12 @@ private:
     uint64_t watchedGeneration_ = 0;
     std::vector<ir::NodeId> hits_;
     int hitIndex_ = -1;
+
+    // ---- analysis docks: dominator tree, fusion clusters, "why not fused?" ----
+    void buildAnalysisDocks();
+    void onAnalysisSnapshot();
+    DominatorTreeView* domTree_ = nullptr;
+    GraphHighlighter* analysisHighlight_ = nullptr;
 };
 
 }  // namespace passlens::ui
