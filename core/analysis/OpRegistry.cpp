@@ -21,10 +21,13 @@ OpPattern patternOfOpType(std::string_view op, std::string_view domain) {
     static const std::set<std::string_view> elemwise = {
         "Relu", "LeakyRelu", "Sigmoid", "Tanh", "Exp", "Log", "Neg", "Abs", "Sqrt", "Reciprocal", "Floor",
         "Ceil", "Round", "Sign", "Erf", "Sin", "Cos", "Not", "Identity", "Cast", "Clip", "HardSigmoid",
-        "HardSwish", "Elu", "Selu", "Softplus", "Softsign", "ThresholdedRelu", "IsNaN", "IsInf", "Celu"};
+        "HardSwish", "Elu", "Selu", "Softplus", "Softsign", "ThresholdedRelu", "IsNaN", "IsInf", "Celu",
+        "Gelu", "Mish", "Tan", "Asin", "Acos", "Atan", "Sinh", "Cosh", "Asinh", "Acosh", "Atanh", "Dropout"};
     static const std::set<std::string_view> broadcast = {
         "Add", "Sub", "Mul", "Div", "Pow", "Max", "Min", "Sum", "Mean", "Where", "Equal", "Less", "Greater",
-        "LessOrEqual", "GreaterOrEqual", "And", "Or", "Xor", "PRelu", "Mod", "BitShift"};
+        "LessOrEqual", "GreaterOrEqual", "And", "Or", "Xor", "PRelu", "Mod", "BitShift",
+        // Inference BatchNormalization is a per-channel affine map: x·a[c] + b[c].
+        "BatchNormalization"};
     static const std::set<std::string_view> injective = {
         "Reshape", "Transpose", "Concat", "Slice", "Squeeze", "Unsqueeze", "Flatten", "Gather", "Expand",
         "Tile", "Pad", "Split", "DepthToSpace", "SpaceToDepth", "Resize", "Upsample", "GatherElements"};
@@ -32,7 +35,9 @@ OpPattern patternOfOpType(std::string_view op, std::string_view domain) {
         "ReduceMean", "ReduceSum", "ReduceMax", "ReduceMin", "ReduceProd", "ReduceL1", "ReduceL2",
         "ReduceSumSquare", "ReduceLogSum", "ReduceLogSumExp", "ArgMax", "ArgMin", "GlobalAveragePool",
         "GlobalMaxPool"};
-    static const std::set<std::string_view> outEWise = {"Conv", "ConvTranspose", "MatMul", "Gemm"};
+    // TVM registers conv, dense, batch_matmul and the pools as OUT_ELEMWISE_FUSABLE.
+    static const std::set<std::string_view> outEWise = {"Conv", "ConvTranspose", "MatMul", "Gemm", "MaxPool",
+                                                        "AveragePool"};
     if (elemwise.count(op)) return OpPattern::ElemWise;
     if (broadcast.count(op)) return OpPattern::Broadcast;
     if (injective.count(op)) return OpPattern::Injective;
@@ -54,6 +59,16 @@ OpPattern patternOf(const ir::Graph& g, ir::NodeId n) {
         if (!s || !s->isStatic() || !(*s == *outShape)) return p;
     }
     return OpPattern::ElemWise;  // no input is actually broadcast
+}
+
+OpPattern edgePattern(const ir::Graph& g, ir::NodeId consumer, ir::ValueId input) {
+    const auto& node = g.node(consumer);
+    OpPattern p = patternOfOpType(node.opType, node.domain);
+    if (p != OpPattern::Broadcast || node.outputs.empty() || node.outputs[0] == ir::kNone || input == ir::kNone) return p;
+    const auto& outShape = g.value(node.outputs[0]).type.shape;
+    const auto& inShape = g.value(input).type.shape;
+    if (outShape && inShape && outShape->isStatic() && inShape->isStatic() && *outShape == *inShape) return OpPattern::ElemWise;
+    return p;
 }
 
 }  // namespace passlens::analysis

@@ -14,5 +14,8 @@ std::string_view patternName(OpPattern p);
 OpPattern patternOfOpType(std::string_view opType, std::string_view domain = {});
 /// Per node: a broadcast op whose inputs all have the result's shape counts as ElemWise.
 OpPattern patternOf(const ir::Graph& g, ir::NodeId n);
+/// The pattern of the edge `input` -> `consumer` (TVM's edge pattern): the consumer's kind, except
+/// that a Broadcast consumer reads an input of the result's (static) shape ElemWise-ly.
+OpPattern edgePattern(const ir::Graph& g, ir::NodeId consumer, ir::ValueId input);
 
 }  // namespace passlens::analysis

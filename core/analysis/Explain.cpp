@@ -1,0 +1,258 @@
+// Explain: fusion groups plus the remarks of the pattern-fusion passes, per node.
+#include "analysis/Explain.h"
+
+#include <algorithm>
+#include <sstream>
+
+#include "ir/Error.h"
+#include "passes/PassManager.h"
+#include "passes/PassRegistry.h"
+
+namespace passlens::analysis {
+
+using ir::kNone;
+using ir::NodeId;
+using ir::ValueId;
+using nlohmann::ordered_json;
+
+namespace {
+
+struct PassRemark {
+    std::string pass;
+    passes::Remark remark;
+};
+
+bool isFusionPass(const std::string& name) {
+    for (const auto& info : passes::PassRegistry::global().passes())
+        if (info.name == name) return info.order >= 200 && info.order < 300;
+    return false;
+}
+
+/// Runs the `extended` pipeline on a copy and keeps the main-graph remarks of its fusion passes.
+std::vector<PassRemark> collectFusionRemarks(const ir::Model& model, std::vector<std::string>& warnings) {
+    std::vector<PassRemark> out;
+    ir::Model copy = model;
+    passes::PassManager pm;
+    pm.addLevel(passes::Level::Extended);
+    passes::PipelineOptions po;
+    po.keepSnapshots = false;
+    try {
+        auto result = pm.run(copy, po);
+        for (const auto& step : result.steps) {
+            if (!isFusionPass(step.result.name)) continue;
+            for (const auto& r : step.result.remarks)
+                if (r.graphPath.empty()) out.push_back({step.result.name, r});
+        }
+    } catch (const std::exception& e) {
+        warnings.push_back(std::string("pattern-fusion passes could not run on this model: ") + e.what());
+    }
+    return out;
+}
+
+std::string nodeName(const ir::Graph& g, NodeId n) {
+    return n != kNone && g.hasNode(n) ? g.node(n).displayName() : std::string();
+}
+
+FusionConsideration fromRefusal(const ir::Graph& g, const FusionRefusal& r) {
+    FusionConsideration c;
+    c.source = "fusion-groups";
+    c.rule = r.rule;
+    c.applied = false;
+    c.nodes.push_back(r.node);
+    if (r.wanted != kNone) c.nodes.push_back(r.wanted);
+    for (NodeId n : c.nodes) c.nodeNames.push_back(nodeName(g, n));
+    c.blockingNode = r.blockingNode;
+    c.blockingNodeName = nodeName(g, r.blockingNode);
+    c.blockingValue = r.blockingValue;
+    if (r.blockingValue != kNone && g.hasValue(r.blockingValue)) c.blockingValueName = g.value(r.blockingValue).name;
+    c.message = r.message;
+    return c;
+}
+
+/// A remark names the blocking edge in `values`; the blocking node is the reader (or producer) of that
+/// edge the rule did not cover: for "the Conv output has a second consumer", that consumer.
+FusionConsideration fromRemark(const ir::Graph& g, const PassRemark& pr) {
+    const auto& r = pr.remark;
+    FusionConsideration c;
+    c.source = pr.pass;
+    c.rule = r.rule;
+    c.applied = r.kind == passes::RemarkKind::Applied;
+    c.nodes = r.nodes;
+    c.nodeNames = r.nodeNames;
+    if (c.nodeNames.size() != c.nodes.size()) {
+        c.nodeNames.clear();
+        for (NodeId n : c.nodes) c.nodeNames.push_back(nodeName(g, n));
+    }
+    c.message = r.message;
+    if (c.applied) return c;
+    for (ValueId v : r.values) {
+        if (v == kNone || !g.hasValue(v)) continue;
+        c.blockingValue = v;
+        c.blockingValueName = g.value(v).name;
+        auto outside = [&](NodeId n) { return std::find(r.nodes.begin(), r.nodes.end(), n) == r.nodes.end(); };
+        for (NodeId reader : g.value(v).consumers)
+            if (outside(reader)) { c.blockingNode = reader; break; }
+        if (c.blockingNode == kNone && g.value(v).producer != kNone && outside(g.value(v).producer))
+            c.blockingNode = g.value(v).producer;
+        c.blockingNodeName = nodeName(g, c.blockingNode);
+        break;
+    }
+    return c;
+}
+
+NodeExplanation explainOne(const ir::Graph& g, const FusionPlan& plan, const std::vector<PassRemark>& remarks, NodeId n) {
+    NodeExplanation e;
+    e.node = n;
+    e.name = g.node(n).displayName();
+    e.opType = g.node(n).opType;
+    e.pattern = patternOf(g, n);
+    e.postDominator = plan.postDominatorOf(n);
+    if (const FusionGroup* grp = plan.groupFor(n)) {
+        e.group = grp->id;
+        e.anchor = grp->anchor;
+        e.groupMembers = grp->members;
+    }
+    if (const FusionRefusal* r = plan.refusalFor(n)) e.considered.push_back(fromRefusal(g, *r));
+    for (const auto& pr : remarks)
+        if (std::find(pr.remark.nodes.begin(), pr.remark.nodes.end(), n) != pr.remark.nodes.end())
+            e.considered.push_back(fromRemark(g, pr));
+    return e;
+}
+
+Explanation explainNodes(const ir::Model& model, const std::vector<NodeId>* only, const ExplainOptions& options) {
+    Explanation out;
+    out.plan = computeFusionGroups(model.graph, options.fusion);
+    std::vector<PassRemark> remarks;
+    if (options.runPatternPasses) remarks = collectFusionRemarks(model, out.warnings);
+    if (only) {
+        for (NodeId n : *only) out.nodes.push_back(explainOne(model.graph, out.plan, remarks, n));
+    } else {
+        for (const auto& grp : out.plan.groups)
+            for (NodeId n : grp.members) out.nodes.push_back(explainOne(model.graph, out.plan, remarks, n));
+        // Topological order: group order interleaves, so sort by the fuser's order of first appearance.
+        auto topo = model.graph.topologicalOrder();
+        if (topo) {
+            std::vector<size_t> pos(model.graph.nodeIdLimit(), 0);
+            for (size_t i = 0; i < topo->size(); ++i) pos[(*topo)[i]] = i;
+            std::sort(out.nodes.begin(), out.nodes.end(),
+                      [&](const NodeExplanation& a, const NodeExplanation& b) { return pos[a.node] < pos[b.node]; });
+        }
+    }
+    return out;
+}
+
+ordered_json nameOrNull(const std::string& s) { return s.empty() ? ordered_json(nullptr) : ordered_json(s); }
+
+ordered_json groupJson(const ir::Graph& g, const FusionGroup& grp) {
+    ordered_json j;
+    j["id"] = grp.id;
+    j["anchor"] = g.node(grp.anchor).displayName();
+    j["pattern"] = std::string(patternName(grp.pattern));
+    auto members = ordered_json::array();
+    for (NodeId m : grp.members) members.push_back(g.node(m).displayName());
+    j["members"] = members;
+    return j;
+}
+
+}  // namespace
+
+Explanation explainModel(const ir::Model& model, const ExplainOptions& options) {
+    return explainNodes(model, nullptr, options);
+}
+
+Explanation explainNode(const ir::Model& model, NodeId node, const ExplainOptions& options) {
+    if (!model.graph.hasNode(node))
+        throw Error(ErrorKind::BadInput, "explain: the graph has no node with id " + std::to_string(node));
+    std::vector<NodeId> only{node};
+    return explainNodes(model, &only, options);
+}
+
+NodeId findNodeForExplain(const ir::Graph& g, const std::string& name) {
+    for (NodeId n : g.nodeOrder())
+        if (g.node(n).name == name) return n;
+    for (NodeId n : g.nodeOrder())
+        if (g.node(n).displayName() == name) return n;
+    throw Error(ErrorKind::BadInput, "explain: no top-level node named '" + name + "'");
+}
+
+ordered_json explanationToJson(const ir::Graph& g, const Explanation& e) {
+    ordered_json j;
+    j["graph"] = g.name;
+    j["nodes_total"] = g.nodeCount();
+    j["kernels"] = e.plan.kernelCount(g);
+    auto groups = ordered_json::array();
+    std::vector<int> wanted;
+    for (const auto& n : e.nodes)
+        if (n.group >= 0 && std::find(wanted.begin(), wanted.end(), n.group) == wanted.end()) wanted.push_back(n.group);
+    std::sort(wanted.begin(), wanted.end());
+    for (int gi : wanted) groups.push_back(groupJson(g, e.plan.groups[gi]));
+    j["groups"] = groups;
+    auto nodes = ordered_json::array();
+    for (const auto& n : e.nodes) {
+        ordered_json jn;
+        jn["id"] = n.node;
+        jn["name"] = n.name;
+        jn["op"] = n.opType;
+        jn["pattern"] = std::string(patternName(n.pattern));
+        jn["post_dominator"] = nameOrNull(nodeName(g, n.postDominator));
+        jn["group"] = n.group;
+        jn["anchor"] = nameOrNull(nodeName(g, n.anchor));
+        auto members = ordered_json::array();
+        for (NodeId m : n.groupMembers) members.push_back(g.node(m).displayName());
+        jn["group_members"] = members;
+        jn["fused"] = n.groupMembers.size() >= 2;
+        auto considered = ordered_json::array();
+        for (const auto& c : n.considered) {
+            ordered_json jc;
+            jc["source"] = c.source;
+            jc["rule"] = c.rule;
+            jc["outcome"] = c.applied ? "applied" : "refused";
+            jc["nodes"] = c.nodeNames;
+            jc["blocking_node"] = nameOrNull(c.blockingNodeName);
+            jc["blocking_edge"] = nameOrNull(c.blockingValueName);
+            jc["message"] = c.message;
+            considered.push_back(jc);
+        }
+        jn["considered"] = considered;
+        nodes.push_back(jn);
+    }
+    j["nodes"] = nodes;
+    j["warnings"] = e.warnings;
+    return j;
+}
+
+std::string explanationToText(const ir::Graph& g, const Explanation& e) {
+    std::ostringstream os;
+    if (e.nodes.size() != 1)
+        os << g.nodeCount() << " nodes -> " << e.plan.kernelCount(g) << " kernels (" << e.plan.groups.size() << " groups, "
+           << e.plan.multiMemberGroupCount() << " with 2+ members)\n\n";
+    for (const auto& w : e.warnings) os << "warning: " << w << "\n";
+    for (const auto& n : e.nodes) {
+        os << n.name << " (" << n.opType << ", " << patternName(n.pattern) << ")\n";
+        if (n.group >= 0) {
+            const auto& grp = e.plan.groups[n.group];
+            os << "  group " << grp.id << " (" << patternName(grp.pattern) << "), anchor " << g.node(grp.anchor).displayName();
+            if (grp.members.size() == 1) {
+                os << ": alone\n";
+            } else {
+                os << ": ";
+                for (size_t i = 0; i < grp.members.size(); ++i) os << (i ? ", " : "") << g.node(grp.members[i]).displayName();
+                os << "\n";
+            }
+        }
+        os << "  post-dominator: " << (n.postDominator == kNone ? std::string("none (graph exit)") : nodeName(g, n.postDominator)) << "\n";
+        for (const auto& c : n.considered) {
+            os << "  " << (c.applied ? "applied" : "refused") << " [" << c.source << ": " << c.rule << "] " << c.message << "\n";
+            if (!c.blockingNodeName.empty() || !c.blockingValueName.empty()) {
+                os << "      blocked by";
+                if (!c.blockingNodeName.empty()) os << " node " << c.blockingNodeName;
+                if (!c.blockingValueName.empty()) os << " via edge '" << c.blockingValueName << "'";
+                os << "\n";
+            }
+        }
+        os << "\n";
+    }
+    return os.str();
+}
+
+}  // namespace passlens::analysis
