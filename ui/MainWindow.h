@@ -8,6 +8,7 @@
 #include "graph/GraphSnapshot.h"
 #include "ir/Model.h"
 
+class QDockWidget;
 class QLabel;
 class QLineEdit;
 class QMenu;
@@ -22,6 +23,7 @@ class GraphView;
 class PropertiesPanel;
 class DominatorTreeView;
 class GraphHighlighter;
+class WhyNotFusedPanel;
 
 class MainWindow : public QMainWindow {
     Q_OBJECT
@@ -53,6 +55,13 @@ public:
     // ---- analysis docks (issue 9 part B), built by buildAnalysisDocks() ----
     DominatorTreeView* dominatorTreeView() const { return domTree_; }
     GraphHighlighter* analysisHighlight() const { return analysisHighlight_; }
+    WhyNotFusedPanel* whyNotFusedPanel() const { return whyNot_; }
+    /// Opens the "Why not fused?" dock for a node of the main graph (also the context-menu action).
+    void showWhyNotFused(ir::NodeId id);
+    void setFusionClustersVisible(bool on);
+
+signals:
+    void fusionClustersReady(int clusters);   ///< fusion groups of the shown graph are drawn
 
 signals:
     void layoutReady();                       ///< the current model's drawing is in the view
@@ -98,8 +107,14 @@ private:
     // ---- analysis docks: dominator tree, fusion clusters, "why not fused?" ----
     void buildAnalysisDocks();
     void onAnalysisSnapshot();
+    void onFusionGroupsFinished();
     DominatorTreeView* domTree_ = nullptr;
     GraphHighlighter* analysisHighlight_ = nullptr;
+    WhyNotFusedPanel* whyNot_ = nullptr;
+    QDockWidget* whyNotDock_ = nullptr;
+    QAction* clustersAction_ = nullptr;
+    struct FusionClusters { SnapshotPtr graph; std::vector<NodeCluster> clusters; };
+    QFutureWatcher<FusionClusters> clusterWatcher_;
 };
 
 }  // namespace passlens::ui

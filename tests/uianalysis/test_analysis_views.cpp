@@ -2,6 +2,8 @@
 // selection is linked both ways with the graph view, and selecting a node highlights exactly the
 // nodes between it and its immediate post-dominator.
 #include <QDir>
+#include <QListWidget>
+#include <QMenu>
 #include <QSignalSpy>
 #include <QtTest>
 #include <algorithm>
@@ -10,7 +12,9 @@
 #include "MainWindow.h"
 #include "analysis/DominatorPath.h"
 #include "analysis/DominatorTreeView.h"
+#include "analysis/FusionGroups.h"
 #include "analysis/GraphHighlighter.h"
+#include "analysis/WhyNotFusedPanel.h"
 #include "examples/Examples.h"
 #include "graph/GraphItems.h"
 #include "graph/GraphView.h"
@@ -20,6 +24,7 @@ using namespace passlens;
 using passlens::ui::DominatorTreeView;
 using passlens::ui::GraphView;
 using passlens::ui::MainWindow;
+using passlens::ui::WhyNotFusedPanel;
 
 namespace {
 
@@ -45,6 +50,23 @@ std::set<ir::NodeId> styledNodes(const GraphView& v) {
     for (ir::NodeId n : v.snapshot()->graph->nodeOrder())
         if (v.nodeStyle(n)) out.insert(n);
     return out;
+}
+
+/// Opens a model file in a fresh window and waits for the graph, its tree and its fusion clusters.
+bool openFileAndWait(MainWindow& w, const QString& path) {
+    QSignalSpy clusters(&w, &MainWindow::fusionClustersReady);
+    if (!w.openFile(path)) return false;
+    return clusters.count() > 0 || clusters.wait(60000);
+}
+
+/// Runs "Why not fused?" from the node's context menu and waits for the explanation.
+bool whyNotFusedFromContextMenu(MainWindow& w, ir::NodeId id) {
+    std::unique_ptr<QMenu> menu(w.graphView()->createNodeContextMenu(id, &w));
+    QAction* why = menu->findChild<QAction*>("whyNotFused");
+    if (!why) return false;
+    QSignalSpy done(w.whyNotFusedPanel(), &WhyNotFusedPanel::explained);
+    why->trigger();
+    return done.count() > 0 || done.wait(60000);
 }
 
 void clickNode(GraphView* v, ir::NodeId id) {
@@ -147,6 +169,97 @@ private slots:
         QVERIFY(graph->nodeStyle(head));
         QCOMPARE(graph->nodeStyle(head)->fill, QColor("#ffd7d7"));
         QCOMPARE(styledNodes(*graph), (std::set<ir::NodeId>{head}));
+    }
+
+    void whyNotFusedNamesTheSecondConsumerAndHighlightsIt() {
+        MainWindow w;
+        w.resize(1600, 1000);
+        w.show();
+        QVERIFY(openAndWait(w, "blocked_fusion"));
+        const auto& g = w.model()->graph;
+        const ir::NodeId conv = nodeNamed(g, "conv"), bn = nodeNamed(g, "bn"), tap = nodeNamed(g, "conv_tap.mean");
+        QVERIFY(whyNotFusedFromContextMenu(w, conv));
+        WhyNotFusedPanel* panel = w.whyNotFusedPanel();
+        QVERIFY(panel->explanation());
+        QCOMPARE(panel->explanation()->node, conv);
+        // The reader is told about the second consumer, by name.
+        QVERIFY(panel->summaryText().contains("conv_tap.mean"));
+        // The chosen refusal's blocker is the second consumer, highlighted with the edge into it.
+        const GraphView* graph = w.graphView();
+        QVERIFY(graph->nodeStyle(tap));
+        QCOMPARE(graph->nodeStyle(tap)->badge, QString("blocks"));
+        QVERIFY(graph->nodeStyle(conv));
+        QCOMPARE(graph->styledEdgeCount(conv, tap), 1);
+        QCOMPARE(graph->styledEdgeCount(conv, bn), 0);
+        // Exactly the chosen consideration's nodes, the explained node and the blocker are marked.
+        auto expectMarked = [&](int row) {
+            const auto& c = panel->explanation()->considered.at(size_t(row));
+            std::set<ir::NodeId> expected(c.nodes.begin(), c.nodes.end());
+            expected.insert({conv, tap});
+            QCOMPARE(styledNodes(*graph), expected);
+        };
+        QVERIFY(panel->considerationList()->currentRow() >= 0);
+        expectMarked(panel->considerationList()->currentRow());
+        // Every refusal on this Conv is blocked by the tap; the Conv+BN fold names it as a reader.
+        const auto& considered = panel->explanation()->considered;
+        int fold = -1;
+        for (size_t i = 0; i < considered.size(); ++i) {
+            QVERIFY(!considered[i].applied);
+            QCOMPARE(considered[i].blockingNode, tap);
+            if (considered[i].rule == "fold-conv-bn") fold = int(i);
+        }
+        QVERIFY(fold >= 0);
+        QVERIFY(QString::fromStdString(considered[size_t(fold)].message).contains("conv_tap.mean"));
+        panel->selectConsideration(fold);
+        expectMarked(fold);
+        QVERIFY(styledNodes(*graph).count(bn));
+        QCOMPARE(graph->styledEdgeCount(conv, tap), 1);
+        QVERIFY(!graph->nodeStyle(nodeNamed(g, "gate")));
+        // Selecting another node moves the highlight to its dominator path and clears the edge.
+        QVERIFY(w.graphView()->selectNode(nodeNamed(g, "relu")));
+        QCOMPARE(graph->styledEdgeCount(conv, tap), 0);
+        QCOMPARE(graph->nodeStyle(tap), nullptr);
+    }
+
+    void clusterOverlayCountEqualsMultiMemberGroups() {
+        MainWindow w;
+        w.resize(1600, 1000);
+        w.show();
+        QSignalSpy clusters(&w, &MainWindow::fusionClustersReady);
+        QVERIFY(openAndWait(w, "blocked_fusion"));
+        QVERIFY(clusters.count() > 0 || clusters.wait(20000));
+        auto plan = analysis::computeFusionGroups(w.model()->graph);
+        QVERIFY(plan.multiMemberGroupCount() > 0);
+        QCOMPARE(w.graphView()->clusterOverlayCount(), static_cast<int>(plan.multiMemberGroupCount()));
+        QCOMPARE(clusters.last().at(0).toInt(), static_cast<int>(plan.multiMemberGroupCount()));
+        // Each group's anchor is one of its members.
+        for (const auto& c : w.graphView()->clusters())
+            QVERIFY(std::find(c.members.begin(), c.members.end(), c.anchor) != c.members.end());
+        // The toggle hides the layer without dropping it.
+        w.setFusionClustersVisible(false);
+        QVERIFY(!w.graphView()->clustersVisible());
+        QCOMPARE(w.graphView()->clusterOverlayCount(), static_cast<int>(plan.multiMemberGroupCount()));
+        w.setFusionClustersVisible(true);
+        // A real model with many groups.
+        QVERIFY(openFileAndWait(w, QString(PASSLENS_MODELS_DIR) + "/ch_ppocr_mobile_v2.0_cls_infer.onnx"));
+        auto real = analysis::computeFusionGroups(w.model()->graph);
+        QVERIFY(real.multiMemberGroupCount() > 10);
+        QCOMPARE(w.graphView()->clusterOverlayCount(), static_cast<int>(real.multiMemberGroupCount()));
+    }
+
+    void whyNotFusedScreenshot() {
+        MainWindow w;
+        w.resize(1920, 1080);
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        QVERIFY(openAndWait(w, "blocked_fusion"));
+        const ir::NodeId conv = nodeNamed(w.model()->graph, "conv");
+        QVERIFY(whyNotFusedFromContextMenu(w, conv));
+        w.graphView()->showReadableOverview();
+        QCoreApplication::processEvents();
+        const QString path = QString(PASSLENS_SCREENSHOT_DIR) + "/why_not_fused.png";
+        QVERIFY(w.grab().save(path));
+        QCOMPARE(QImage(path).size(), QSize(1920, 1080));
     }
 
     void dominatorTreeScreenshot() {

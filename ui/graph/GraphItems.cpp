@@ -160,14 +160,14 @@ void EdgeItem::paint(QPainter* p, const QStyleOptionGraphicsItem* opt, QWidget*)
     }
 }
 
-ClusterItem::ClusterItem(const QRectF& frame, const QPointF& labelPos, const QString& label, const QColor& color)
-    : frame_(frame), labelPos_(labelPos), label_(label), color_(color) {
+ClusterItem::ClusterItem(const QRectF& frame, const QString& label, const QColor& color)
+    : frame_(frame), color_(color) {
     setZValue(-1);
     setAcceptedMouseButtons(Qt::NoButton);
     setToolTip(label);
 }
 
-void ClusterItem::paint(QPainter* p, const QStyleOptionGraphicsItem* opt, QWidget*) {
+void ClusterItem::paint(QPainter* p, const QStyleOptionGraphicsItem*, QWidget*) {
     QColor fill = color_;
     fill.setAlpha(38);
     QColor border = color_;
@@ -175,14 +175,30 @@ void ClusterItem::paint(QPainter* p, const QStyleOptionGraphicsItem* opt, QWidge
     p->setPen(QPen(border, 1.4, Qt::DashLine));
     p->setBrush(fill);
     p->drawRoundedRect(frame_, 12, 12);
+}
+
+ClusterLabelItem::ClusterLabelItem(const QPointF& pos, qreal maxWidth, const QString& label, const QColor& color)
+    : color_(color) {
+    QFont f = nodeTextFont();
+    f.setBold(true);
+    QFontMetricsF fm(f);
+    text_ = fm.elidedText(label, Qt::ElideRight, maxWidth);
+    rect_ = QRectF(pos - QPointF(3, 1), QSizeF(fm.horizontalAdvance(text_) + 6, fm.height() + 2));
+    setZValue(0.5);  // above edges and their labels, below the boxes
+    setAcceptedMouseButtons(Qt::NoButton);
+    setToolTip(label);
+}
+
+void ClusterLabelItem::paint(QPainter* p, const QStyleOptionGraphicsItem* opt, QWidget*) {
     if (opt->levelOfDetailFromTransform(p->worldTransform()) < 0.35) return;
+    p->setPen(Qt::NoPen);
+    p->setBrush(QColor(255, 255, 255, 225));
+    p->drawRoundedRect(rect_, 3, 3);
     QFont f = nodeTextFont();
     f.setBold(true);
     p->setFont(f);
     p->setPen(color_.darker(150));
-    QFontMetricsF fm(f);
-    p->drawText(QRectF(labelPos_, QSizeF(frame_.right() - labelPos_.x() - 6, fm.height())), Qt::AlignLeft | Qt::AlignTop,
-                fm.elidedText(label_, Qt::ElideRight, frame_.right() - labelPos_.x() - 6));
+    p->drawText(rect_, Qt::AlignCenter, text_);
 }
 
 TagItem::TagItem(const QRectF& box, const QString& text, const QColor& color) : text_(text), color_(color) {

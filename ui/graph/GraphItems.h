@@ -57,19 +57,32 @@ private:
     bool highlighted_ = false;
 };
 
-/// Translucent frame around a cluster of boxes, with its label; drawn under nodes and edges.
+/// Translucent frame around a cluster of boxes; drawn under nodes and edges.
 class ClusterItem : public QGraphicsItem {
 public:
     enum { Type = UserType + 3 };
-    ClusterItem(const QRectF& frame, const QPointF& labelPos, const QString& label, const QColor& color);
+    ClusterItem(const QRectF& frame, const QString& label, const QColor& color);
     int type() const override { return Type; }
     QRectF boundingRect() const override { return frame_.adjusted(-2, -2, 2, 2); }
     void paint(QPainter* p, const QStyleOptionGraphicsItem* opt, QWidget* w) override;
 
 private:
     QRectF frame_;
-    QPointF labelPos_;
-    QString label_;
+    QColor color_;
+};
+
+/// A cluster's label on a light plate, above the edges (their labels cross cluster frames).
+class ClusterLabelItem : public QGraphicsItem {
+public:
+    enum { Type = UserType + 5 };
+    ClusterLabelItem(const QPointF& pos, qreal maxWidth, const QString& label, const QColor& color);
+    int type() const override { return Type; }
+    QRectF boundingRect() const override { return rect_; }
+    void paint(QPainter* p, const QStyleOptionGraphicsItem* opt, QWidget* w) override;
+
+private:
+    QRectF rect_;
+    QString text_;
     QColor color_;
 };
 

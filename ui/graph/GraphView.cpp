@@ -231,11 +231,15 @@ void GraphView::rebuildClusterItems() {
         if (!frame) continue;
         const QColor color = cl.color.isValid() ? cl.color : QColor(palette[c % std::size(palette)]);
         const auto& f = frame->frame;
-        auto* item = new ClusterItem(QRectF(f.x, f.y, f.width, f.height), QPointF(frame->labelAnchor.x, frame->labelAnchor.y),
-                                     cl.label, color);
+        auto* item = new ClusterItem(QRectF(f.x, f.y, f.width, f.height), cl.label, color);
         item->setVisible(clustersVisible_);
         scene_->addItem(item);
         clusterItems_.push_back(item);
+        auto* label = new ClusterLabelItem(QPointF(frame->labelAnchor.x, frame->labelAnchor.y),
+                                           f.right() - frame->labelAnchor.x - 6, cl.label, color);
+        label->setVisible(clustersVisible_);
+        scene_->addItem(label);
+        clusterTags_.push_back(label);
         if (NodeItem* anchor = itemForNode(cl.anchor)) {
             auto* tag = new TagItem(anchor->boundingRect().adjusted(4, 4, -4, -4), QObject::tr("anchor"), color);
             tag->setVisible(clustersVisible_);

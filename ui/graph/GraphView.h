@@ -114,7 +114,7 @@ private:
     bool legendVisible_ = true;
     std::map<std::pair<ir::NodeId, ir::NodeId>, EdgeStyle> edgeStyles_;
     std::vector<NodeCluster> clusters_;
-    std::vector<QGraphicsItem*> clusterItems_;  ///< frames; their anchor tags live in clusterTags_
+    std::vector<QGraphicsItem*> clusterItems_;  ///< frames; their labels and anchor tags live in clusterTags_
     std::vector<QGraphicsItem*> clusterTags_;
     bool clustersVisible_ = true;
 };
