@@ -2,6 +2,7 @@
 // selection is linked both ways with the graph view, and selecting a node highlights exactly the
 // nodes between it and its immediate post-dominator.
 #include <QDir>
+#include <QElapsedTimer>
 #include <QListWidget>
 #include <QMenu>
 #include <QSignalSpy>
@@ -247,6 +248,43 @@ private slots:
         QCOMPARE(w.graphView()->clusterOverlayCount(), static_cast<int>(real.multiMemberGroupCount()));
     }
 
+    void realModelTreeLinksAndExplains() {
+        MainWindow w;
+        w.resize(1600, 1000);
+        w.show();
+        QElapsedTimer t;
+        t.start();
+        QSignalSpy treeReady(w.dominatorTreeView(), &DominatorTreeView::treeReady);
+        QVERIFY(openFileAndWait(w, QString(PASSLENS_MODELS_DIR) + "/ch_PP-OCRv4_rec_infer.onnx"));
+        QVERIFY(treeReady.count() > 0 || treeReady.wait(60000));
+        qInfo() << "PP-OCRv4 rec: graph, tree and clusters ready in" << t.elapsed() << "ms";
+        const auto& g = w.model()->graph;
+        // One tree box per node except the Constant leaves the tree folds away like the graph does.
+        int constantLeaves = 0;
+        for (ir::NodeId n : g.nodeOrder()) constantLeaves += g.node(n).opType == "Constant";
+        QCOMPARE(w.dominatorTreeView()->treeView()->operatorItemCount(), static_cast<int>(g.nodeCount()) - constantLeaves);
+        // Selection in the graph reaches the tree, and the highlight is that node's region.
+        ir::NodeId conv = ir::kNone;
+        for (ir::NodeId n : g.nodeOrder())
+            if (g.node(n).opType == "Conv") { conv = n; break; }
+        QVERIFY(conv != ir::kNone);
+        QVERIFY(w.graphView()->selectNode(conv));
+        QCOMPARE(w.dominatorTreeView()->treeView()->selectedNode(), conv);
+        auto path = w.dominatorTreeView()->pathFor(conv);
+        QCOMPARE(styledNodes(*w.graphView()), std::set<ir::NodeId>(path.begin(), path.end()));
+        t.restart();
+        QVERIFY(whyNotFusedFromContextMenu(w, conv));
+        qInfo() << "PP-OCRv4 rec: why-not-fused explained in" << t.elapsed() << "ms";
+        QCOMPARE(w.whyNotFusedPanel()->explanation()->node, conv);
+        // The panel shows the same group the fuser puts the node in, and its frame is drawn.
+        const auto plan = analysis::computeFusionGroups(g);
+        QCOMPARE(w.whyNotFusedPanel()->explanation()->group, plan.groupOf(conv));
+        QCOMPARE(w.whyNotFusedPanel()->considerationList()->count(),
+                 static_cast<int>(w.whyNotFusedPanel()->explanation()->considered.size()));
+        QVERIFY(w.whyNotFusedPanel()->summaryText().contains(QString("group #%1").arg(plan.groupOf(conv))));
+        QCOMPARE(w.graphView()->clusterOverlayCount(), static_cast<int>(plan.multiMemberGroupCount()));
+    }
+
     void whyNotFusedScreenshot() {
         MainWindow w;
         w.resize(1920, 1080);
@@ -255,9 +293,31 @@ private slots:
         QVERIFY(openAndWait(w, "blocked_fusion"));
         const ir::NodeId conv = nodeNamed(w.model()->graph, "conv");
         QVERIFY(whyNotFusedFromContextMenu(w, conv));
+        // Show the example's topic: the Conv+BN fold, stopped by the tap reading the raw Conv output.
+        const auto& considered = w.whyNotFusedPanel()->explanation()->considered;
+        for (size_t i = 0; i < considered.size(); ++i)
+            if (considered[i].rule == "fold-conv-bn") w.whyNotFusedPanel()->selectConsideration(int(i));
+        QCOMPARE(w.graphView()->styledEdgeCount(conv, nodeNamed(w.model()->graph, "conv_tap.mean")), 1);
         w.graphView()->showReadableOverview();
         QCoreApplication::processEvents();
         const QString path = QString(PASSLENS_SCREENSHOT_DIR) + "/why_not_fused.png";
+        QVERIFY(w.grab().save(path));
+        QCOMPARE(QImage(path).size(), QSize(1920, 1080));
+    }
+
+    void fusionGroupsScreenshot() {
+        MainWindow w;
+        w.resize(1920, 1080);
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        QVERIFY(openFileAndWait(w, QString(PASSLENS_MODELS_DIR) + "/ch_ppocr_mobile_v2.0_cls_infer.onnx"));
+        QVERIFY(w.graphView()->clusterOverlayCount() > 10);
+        // A stretch in the middle of the network, at reading size.
+        const auto hits = w.graphView()->findNodes("p2o.Conv.7");
+        QVERIFY(!hits.empty());
+        w.graphView()->centerOnNode(hits.front());
+        QCoreApplication::processEvents();
+        const QString path = QString(PASSLENS_SCREENSHOT_DIR) + "/fusion_groups.png";
         QVERIFY(w.grab().save(path));
         QCOMPARE(QImage(path).size(), QSize(1920, 1080));
     }

@@ -218,7 +218,8 @@ void GraphView::rebuildClusterItems() {
     clusterTags_.clear();
     // Distinct hues that stay readable as a translucent wash behind the category colors.
     static const char* palette[] = {"#7c3aed", "#0d9488", "#db2777", "#2563eb", "#ca8a04", "#16a34a", "#ea580c"};
-    const double labelHeight = QFontMetricsF(nodeTextFont()).height() + 2;
+    // Label band: the label plus room for the anchor tag that straddles the top member's border.
+    const double labelHeight = QFontMetricsF(nodeTextFont()).height() + 10;
     for (size_t c = 0; c < clusters_.size(); ++c) {
         const NodeCluster& cl = clusters_[c];
         std::vector<layout::Rect> rects;
@@ -236,7 +237,7 @@ void GraphView::rebuildClusterItems() {
         scene_->addItem(item);
         clusterItems_.push_back(item);
         auto* label = new ClusterLabelItem(QPointF(frame->labelAnchor.x, frame->labelAnchor.y),
-                                           f.right() - frame->labelAnchor.x - 6, cl.label, color);
+                                           std::max(f.right() - frame->labelAnchor.x - 6, 240.0), cl.label, color);
         label->setVisible(clustersVisible_);
         scene_->addItem(label);
         clusterTags_.push_back(label);
