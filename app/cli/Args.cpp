@@ -83,4 +83,31 @@ const std::string& Args::positional(size_t i, const std::string& what) const {
     return positionals_[i];
 }
 
+uint64_t Args::unsignedOption(const std::string& name, uint64_t dflt) const {
+    auto s = option(name);
+    if (!s) return dflt;
+    try {
+        size_t used = 0;
+        if (s->empty() || (*s)[0] == '-') throw std::invalid_argument("negative");
+        auto v = std::stoull(*s, &used);
+        if (used != s->size()) throw std::invalid_argument("trailing");
+        return v;
+    } catch (const std::exception&) {
+        throw UsageError{name + " expects a non-negative integer, got '" + *s + "'"};
+    }
+}
+
+double Args::nonNegativeOption(const std::string& name, double dflt) const {
+    auto s = option(name);
+    if (!s) return dflt;
+    try {
+        size_t used = 0;
+        double v = std::stod(*s, &used);
+        if (used != s->size() || !(v >= 0)) throw std::invalid_argument("bad");
+        return v;
+    } catch (const std::exception&) {
+        throw UsageError{name + " expects a non-negative number, got '" + *s + "'"};
+    }
+}
+
 }  // namespace passlens::cli

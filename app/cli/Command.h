@@ -29,6 +29,10 @@ public:
     void expectOnly(const std::vector<std::string>& known) const;
     /// The positional at `i`, or a usage error naming `what`.
     const std::string& positional(size_t i, const std::string& what) const;
+    /// A non-negative integer option (e.g. --seed), `dflt` when absent; a usage error otherwise.
+    uint64_t unsignedOption(const std::string& name, uint64_t dflt) const;
+    /// A non-negative real option (e.g. --rtol), `dflt` when absent; a usage error otherwise.
+    double nonNegativeOption(const std::string& name, double dflt) const;
 
 private:
     std::vector<std::string> positionals_;

@@ -2,6 +2,7 @@
 #include <ostream>
 
 #include "cli/Command.h"
+#include "cli/ModelInputs.h"
 #include "eval/Interpreter.h"
 #include "eval/RunSupport.h"
 #include "ir/Error.h"
@@ -10,19 +11,6 @@
 namespace passlens::cli {
 
 namespace {
-
-uint64_t parseSeed(const Args& args) {
-    auto s = args.option("--seed");
-    if (!s) return 0;
-    try {
-        size_t used = 0;
-        auto v = std::stoull(*s, &used);
-        if (used != s->size()) throw std::invalid_argument("trailing");
-        return v;
-    } catch (const std::exception&) {
-        throw UsageError{"--seed expects a non-negative integer, got '" + *s + "'"};
-    }
-}
 
 std::string fmt(double v) {
     char buf[32];
@@ -38,18 +26,10 @@ REGISTER_COMMAND({
     {"--input-dir", "--seed", "--out-dir"},
     [](const Args& args, std::ostream& out, std::ostream& err) {
         args.expectOnly({"--input-dir", "--seed", "--out-dir", "--json"});
-        const uint64_t seed = parseSeed(args);
         onnxio::ImportOptions options;
         options.pinnedDims = args.dims();
         auto model = onnxio::importModelFile(args.positional(0, "MODEL"), options);
-        std::vector<ir::TensorPtr> inputs;
-        if (auto dir = args.option("--input-dir")) {
-            inputs = eval::readInputDir(model, *dir);
-        } else {
-            for (const auto& d : eval::unpinnedDims(model, args.dims()))
-                err << "note: symbolic dim '" << d << "' is not pinned with --dim; using 1\n";
-            inputs = eval::randomInputs(model, seed, args.dims());
-        }
+        auto inputs = commandInputs(model, args, err);
         auto outputs = eval::run(model, inputs);
         if (auto dir = args.option("--out-dir")) {
             eval::writeTensorDir(inputs, *dir, "input");

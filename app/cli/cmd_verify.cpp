@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/Command.h"
+#include "cli/ModelInputs.h"
 #include "eval/Interpreter.h"
 #include "ir/Error.h"
 #include "onnx/Import.h"
@@ -12,19 +13,6 @@
 namespace passlens::cli {
 
 namespace {
-
-double parseNumber(const Args& args, const std::string& opt, double dflt) {
-    auto s = args.option(opt);
-    if (!s) return dflt;
-    try {
-        size_t used = 0;
-        double v = std::stod(*s, &used);
-        if (used != s->size() || v < 0) throw std::invalid_argument("bad");
-        return v;
-    } catch (const std::exception&) {
-        throw UsageError{opt + " expects a non-negative number, got '" + *s + "'"};
-    }
-}
 
 std::string fmt(double v) {
     char buf[32];
@@ -40,8 +28,8 @@ REGISTER_COMMAND({
     {"--seed", "--rtol", "--atol"},
     [](const Args& args, std::ostream& out, std::ostream& err) {
         args.expectOnly({"--seed", "--rtol", "--atol", "--json"});
-        const double rtol = parseNumber(args, "--rtol", 1e-4), atol = parseNumber(args, "--atol", 1e-5);
-        const auto seed = static_cast<uint64_t>(parseNumber(args, "--seed", 0));
+        const double rtol = args.nonNegativeOption("--rtol", 1e-4), atol = args.nonNegativeOption("--atol", 1e-5);
+        const uint64_t seed = args.unsignedOption("--seed", 0);
         onnxio::ImportOptions options;
         options.pinnedDims = args.dims();
         const std::string pathA = args.positional(0, "A"), pathB = args.positional(1, "B");
@@ -58,9 +46,7 @@ REGISTER_COMMAND({
         }
         if (a.graph.outputs().size() != b.graph.outputs().size())
             throwBadInput("the models have different numbers of outputs");
-        for (const auto& d : eval::unpinnedDims(a, args.dims()))
-            err << "note: symbolic dim '" << d << "' is not pinned with --dim; using 1\n";
-        auto inputs = eval::randomInputs(a, seed, args.dims());
+        auto inputs = commandInputs(a, args, err);
         auto outA = eval::run(a, inputs);
         auto outB = eval::run(b, inputs);
         auto diffs = eval::compareOutputs(a, outB, outA, rtol, atol);  // A is the reference

@@ -31,19 +31,48 @@ static bool sameNode(const Graph& ga, const Node& a, const Graph& gb, const Node
     return true;
 }
 
+static bool sameValue(const Value& a, const Value& b) {
+    return a.type == b.type && a.producer == b.producer && a.initializer == b.initializer;
+}
+
+std::string cameFromSentence(const Graph& before, const Graph& after, NodeId n) {
+    const Node& node = after.node(n);
+    const std::string name = node.displayName();
+    if (node.provenance.empty())
+        return before.hasNode(n) ? name + " is an original node" : name + " is new (no provenance recorded)";
+    std::string origins;
+    for (NodeId o : node.provenance) {
+        if (!origins.empty()) origins += " + ";
+        if (o == n) origins += "itself";
+        else if (before.hasNode(o)) origins += before.node(o).displayName();
+        else if (after.hasNode(o)) origins += after.node(o).displayName();
+        else origins += "#" + std::to_string(o);
+    }
+    return name + " came from " + origins;
+}
+
+std::string cameFromSentence(const Model& before, const Model& after, NodeId n) {
+    return cameFromSentence(before.graph, after.graph, n);
+}
+
 GraphDiff diffGraphs(const Graph& a, const Graph& b, const std::string& path) {
     GraphDiff d;
     d.graphPath = path;
     for (NodeId n : nodeIdSet(b))
-        if (!a.hasNode(n)) d.addedNodes.push_back(n);
+        if (!a.hasNode(n)) {
+            d.addedNodes.push_back(n);
+            d.cameFrom.push_back(cameFromSentence(a, b, n));
+        }
     for (NodeId n : nodeIdSet(a)) {
         if (!b.hasNode(n)) d.removedNodes.push_back(n);
         else if (!sameNode(a, a.node(n), b, b.node(n))) d.changedNodes.push_back(n);
     }
     for (ValueId v : b.valueIds())
         if (!a.hasValue(v)) d.addedValues.push_back(v);
-    for (ValueId v : a.valueIds())
+    for (ValueId v : a.valueIds()) {
         if (!b.hasValue(v)) d.removedValues.push_back(v);
+        else if (!sameValue(a.value(v), b.value(v))) d.changedValues.push_back(v);
+    }
     return d;
 }
 

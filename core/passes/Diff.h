@@ -14,11 +14,22 @@ struct GraphDiff {
     std::vector<ir::NodeId> removedNodes;   ///< in a only
     std::vector<ir::NodeId> changedNodes;   ///< in both, with different op, inputs, outputs or attributes
     std::vector<ir::ValueId> addedValues, removedValues;
+    /// In both, with a different type/shape, producer or constant payload.
+    std::vector<ir::ValueId> changedValues;
+    /// One sentence per added node, same order as addedNodes ("Gemm_5 came from MatMul_12 + Add_13").
+    std::vector<std::string> cameFrom;
 };
 
 /// One entry per graph path present in either model (empty diffs included for the main graph).
 std::vector<GraphDiff> diffModels(const ir::Model& a, const ir::Model& b);
 GraphDiff diffGraphs(const ir::Graph& a, const ir::Graph& b, const std::string& path = {});
+
+/// Where node `n` of `after` came from, from its provenance, naming the origins as `before` (or,
+/// failing that, `after`) knows them: "Gemm_5 came from MatMul_12 + Add_13"; "Relu_3 is new" when
+/// it has no provenance and did not exist in `before`; "Relu_3 is unchanged in origin" otherwise.
+std::string cameFromSentence(const ir::Graph& before, const ir::Graph& after, ir::NodeId n);
+/// The same for the main graphs of two models.
+std::string cameFromSentence(const ir::Model& before, const ir::Model& after, ir::NodeId n);
 
 /// Sorted node ids of a graph.
 std::vector<ir::NodeId> nodeIdSet(const ir::Graph& g);

@@ -1,8 +1,32 @@
 #include "passes/PassManager.h"
 
+#include <set>
+
 #include "onnx/ShapeInference.h"
 
 namespace passlens::passes {
+
+namespace {
+
+/// Shape inference re-exports the whole model, so it only runs after a pass that may have left a
+/// value with a stale or missing type, or made a new constant from which inference can learn
+/// static shapes downstream. The passes below only remove nodes, merge equal computations or
+/// bypass a node whose input already has the output's exact type; their outputs keep their types
+/// (a test checks that skipping inference after them changes nothing).
+bool needsShapeInference(const PassResult& r, const ir::Model& model, ir::ValueId valueLimitBefore) {
+    static const std::set<std::string> kTypePreserving = {"algebraic", "cse", "dce"};
+    if (!r.changed) return false;
+    if (!kTypePreserving.count(r.name)) return true;
+    for (const Change& c : r.changes)
+        if (c.kind == ChangeKind::Folded) return true;
+    // Safety net: a value the pass created (ids are never reused) that has no type yet.
+    const ir::Graph& g = model.graph;
+    for (ir::ValueId v = valueLimitBefore; v < g.valueIdLimit(); ++v)
+        if (g.hasValue(v) && g.value(v).producer != ir::kNone && !g.value(v).type.known()) return true;
+    return false;
+}
+
+}  // namespace
 
 void PassManager::addPass(const std::string& name) { passes_.push_back(registry_.create(name)); }
 void PassManager::addPass(std::unique_ptr<Pass> pass) { passes_.push_back(std::move(pass)); }
@@ -19,8 +43,9 @@ PipelineResult PassManager::run(ir::Model& model, const PipelineOptions& options
         for (const auto& pass : passes_) {
             PipelineStep step;
             step.iteration = it;
+            const ir::ValueId valueLimit = model.graph.valueIdLimit();
             step.result = pass->run(model, options.pass);
-            if (step.result.changed && options.inferShapesAfterEachPass) {
+            if (options.inferShapesAfterEachPass && needsShapeInference(step.result, model, valueLimit)) {
                 try { onnxio::inferShapes(model); } catch (...) { /* shapes stay as they were */ }
             }
             changed |= step.result.changed;

@@ -21,12 +21,13 @@ void BM_ImportBaseline(benchmark::State& state) {
     state.SetLabel(kModels[state.range(0)]);
 }
 
-void BM_BasicPipeline(benchmark::State& state) {
+void runBasic(benchmark::State& state, bool inferShapes) {
     ir::Model original = onnxio::importModelFile(path((int)state.range(0)));
     passes::PassManager pm;
     pm.addLevel(passes::Level::Basic);
     passes::PipelineOptions o;
     o.keepSnapshots = false;
+    o.inferShapesAfterEachPass = inferShapes;
     for (auto _ : state) {
         state.PauseTiming();
         ir::Model m = original;
@@ -36,7 +37,12 @@ void BM_BasicPipeline(benchmark::State& state) {
     state.SetLabel(kModels[state.range(0)]);
 }
 
+void BM_BasicPipeline(benchmark::State& state) { runBasic(state, true); }
+/// The same pipeline without shape inference between passes: what inference costs.
+void BM_BasicPipelineNoShapeInference(benchmark::State& state) { runBasic(state, false); }
+
 }  // namespace
 
 BENCHMARK(BM_ImportBaseline)->DenseRange(0, 4)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_BasicPipeline)->DenseRange(0, 4)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_BasicPipelineNoShapeInference)->DenseRange(0, 4)->Unit(benchmark::kMillisecond);

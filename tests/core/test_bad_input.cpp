@@ -162,3 +162,20 @@ TEST(BadInput, ValidModelStillLoads) {
     EXPECT_EQ(r.exitCode, 0) << r.err;
     EXPECT_NE(r.out.find("Relu: 1"), std::string::npos) << r.out;
 }
+
+// Numeric options are validated once (cli Args), for every command that takes them.
+TEST(BadInput, NumericOptionsAreChecked) {
+    const std::string model = test::realModel("ch_ppocr_mobile_v2.0_cls_infer.onnx");
+    struct Case { std::vector<std::string> args; std::string needle; };
+    const Case cases[] = {
+        {{"verify", model, model, "--seed", "1.5"}, "--seed expects a non-negative integer, got '1.5'"},
+        {{"run", model, "--seed", "-3"}, "--seed expects a non-negative integer, got '-3'"},
+        {{"verify", model, model, "--rtol", "abc"}, "--rtol expects a non-negative number, got 'abc'"},
+        {{"verify", model, model, "--atol", "-1"}, "--atol expects a non-negative number, got '-1'"},
+    };
+    for (const auto& c : cases) {
+        auto r = test::runCli(c.args);
+        EXPECT_EQ(r.exitCode, 2) << c.needle << "\n" << r.err;
+        EXPECT_NE(r.err.find(c.needle), std::string::npos) << "stderr was: " << r.err;
+    }
+}

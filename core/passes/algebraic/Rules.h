@@ -1,0 +1,51 @@
+#pragma once
+// The algebraic simplification catalog, split by theme. Each rule family is one function that
+// looks at one node and either rewrites it (applied remark), stops partway (missed remark) or
+// does nothing. A rule that creates a node pushes it on `revisit` so the driver simplifies the
+// result again in the same run (the pass stays idempotent).
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "passes/Rewriter.h"
+
+namespace passlens::passes::algebraic {
+
+using Revisit = std::vector<ir::NodeId>;
+
+// ---- helpers (Helpers.cpp) --------------------------------------------------------------------
+/// Same element type and the same fully static shape.
+bool sameStaticType(const ir::Value& a, const ir::Value& b);
+/// True when `v` is a constant whose every element equals `k` (float, double or integer types).
+bool constantAll(const ir::Value& v, double k);
+/// Static dims of a value (from its initializer or its type), if all are known.
+std::optional<std::vector<int64_t>> staticDims(const ir::Value& v);
+/// The elements of an int64/int32 constant input, if `v` is one.
+std::optional<std::vector<int64_t>> constantInts(const ir::Graph& g, ir::ValueId v);
+/// Integer list from attribute `attr` (older opsets) or from constant input `slot` (newer ones).
+/// nullopt when neither is present or the input is not constant; `present` says which.
+std::optional<std::vector<int64_t>> intsFromAttrOrInput(const ir::Graph& g, const ir::Node& n, const char* attr,
+                                                        size_t slot, bool* present = nullptr);
+/// Numpy broadcast of two static shapes; nullopt when incompatible.
+std::optional<std::vector<int64_t>> broadcastDims(const std::vector<int64_t>& a, const std::vector<int64_t>& b);
+/// One reader, not a graph output and not captured by a subgraph.
+bool hasSingleReader(Rewriter& rw, ir::ValueId v);
+bool isIntegerType(ir::DataType t);
+/// Readers of the node's output read its input `in`; the node is erased (applied remark).
+void bypass(Rewriter& rw, ir::NodeId id, size_t in, const std::string& rule, const std::string& why);
+/// `outer(inner(x))` = x: both nodes go (inner only if nothing else reads it). Emits a missed
+/// remark instead when the result is graph-visible and x cannot take its place.
+void cancelPair(Rewriter& rw, ir::NodeId outer, ir::NodeId inner, ir::ValueId x, const std::string& rule,
+                const std::string& why);
+
+// ---- rule families ------------------------------------------------------------------------------
+/// Neutral elements, Identity, Dropout, Cast, Relu∘Relu, Neg∘Neg, Concat-of-one, Div→Mul,
+/// Transpose rules (NeutralRules.cpp). True when the node was handled.
+bool simplifyNeutral(Rewriter& rw, ir::NodeId id, Revisit& revisit);
+/// Reshape∘Reshape, Squeeze/Unsqueeze pairs, no-op Reshape/Slice/Pad/Expand (ShapeRules.cpp).
+bool simplifyShapeOps(Rewriter& rw, ir::NodeId id, Revisit& revisit);
+/// Constant chains reassociated, Max(x, LeakyRelu(x)), integer x·0 (ArithmeticRules.cpp).
+bool simplifyArithmetic(Rewriter& rw, ir::NodeId id, Revisit& revisit);
+
+}  // namespace passlens::passes::algebraic

@@ -1,0 +1,208 @@
+// Shape-only rules: Reshape∘Reshape merged, Squeeze/Unsqueeze pairs on the same axes cancelled,
+// and no-op Slice / Pad / Expand removed. All of them move no data, so a rewrite is exact.
+#include <algorithm>
+#include <limits>
+#include <set>
+
+#include "passes/algebraic/Rules.h"
+
+namespace passlens::passes::algebraic {
+
+using namespace passlens::ir;
+
+namespace {
+
+std::string intsText(const std::vector<int64_t>& v) {
+    std::string s = "[";
+    for (size_t i = 0; i < v.size(); ++i) s += (i ? ", " : "") + std::to_string(v[i]);
+    return s + "]";
+}
+
+std::optional<size_t> rankOf(const Value& v) {
+    if (v.initializer) return v.initializer->dims.size();
+    if (!v.type.isTensor() || !v.type.shape) return std::nullopt;
+    return v.type.shape->rank();
+}
+
+/// Reshape(Reshape(x, s1), s2) = Reshape(x, s2'), where s2' spells out the 0 ("copy this dim")
+/// entries of s2, which refer to the intermediate's dims, not x's.
+bool mergeReshapes(Rewriter& rw, NodeId id, Revisit& revisit) {
+    Graph& g = rw.graph();
+    const Node& n = g.node(id);
+    const ValueId mid = n.inputs[0];
+    const NodeId innerId = g.value(mid).producer;
+    if (innerId == kNone || g.node(innerId).opType != "Reshape" || !g.node(innerId).domain.empty()) return false;
+    const Node& inner = g.node(innerId);
+    rw.setRule("reshape-reshape");
+    const std::string name = n.displayName(), innerName = inner.displayName();
+    auto target = constantInts(g, n.inputs[1]);
+    if (!target) {
+        rw.missed({id, innerId}, "not merged: the target shape of " + name + " is not a constant", {n.inputs[1]});
+        return true;
+    }
+    if (!hasSingleReader(rw, mid)) {
+        rw.missed({id, innerId}, "not merged: " + innerName + "'s result has other readers", {mid});
+        return true;
+    }
+    auto innerTarget = constantInts(g, inner.inputs.size() > 1 ? inner.inputs[1] : kNone);
+    if (inner.attrInt("allowzero", 0) != 0 &&
+        (!innerTarget || std::find(innerTarget->begin(), innerTarget->end(), 0) != innerTarget->end())) {
+        rw.missed({id, innerId}, "not merged: " + innerName + " may produce an empty tensor (allowzero with a 0 entry)");
+        return true;
+    }
+    std::vector<int64_t> merged = *target;
+    if (n.attrInt("allowzero", 0) == 0 && std::find(merged.begin(), merged.end(), 0) != merged.end()) {
+        auto midDims = staticDims(g.value(mid));
+        for (size_t i = 0; i < merged.size(); ++i) {
+            if (merged[i] != 0) continue;
+            if (!midDims || i >= midDims->size() || (*midDims)[i] == 0) {
+                rw.missed({id, innerId}, "not merged: entry " + std::to_string(i) + " of " + name +
+                          "'s target shape copies a dim of " + innerName + "'s result, whose size is unknown or zero");
+                return true;
+            }
+            merged[i] = (*midDims)[i];
+        }
+    }
+    ValueId shape = n.inputs[1];
+    if (merged != *target)
+        shape = rw.newInitializer(g.value(shape).name + "_resolved",
+                                  makeTensorOf<int64_t>(DataType::Int64, {(int64_t)merged.size()}, merged));
+    const ValueId x = inner.inputs[0], out = n.outputs[0];
+    std::vector<Attribute> attrs = n.attributes;
+    const NodeId merged_ = rw.replaceNodes({innerId, id}, "Reshape", {x, shape}, {out}, attrs,
+                                           innerName + " and " + name + " merged: only the last target shape matters", name);
+    rw.applied({merged_}, innerName + " and " + name + " merged into one Reshape to " + intsText(merged));
+    revisit.push_back(merged_);
+    return true;
+}
+
+/// Unsqueeze(Squeeze(x, A), A) = x and Squeeze(Unsqueeze(x, A), A) = x.
+bool cancelSqueezePair(Rewriter& rw, NodeId id) {
+    Graph& g = rw.graph();
+    const Node& n = g.node(id);
+    const ValueId mid = n.inputs[0];
+    const NodeId innerId = g.value(mid).producer;
+    const std::string other = n.opType == "Squeeze" ? "Unsqueeze" : "Squeeze";
+    if (innerId == kNone || g.node(innerId).opType != other || !g.node(innerId).domain.empty()) return false;
+    const Node& inner = g.node(innerId);
+    const std::string rule = n.opType == "Squeeze" ? "squeeze-unsqueeze" : "unsqueeze-squeeze";
+    rw.setRule(rule);
+    bool outerHas = false, innerHas = false;
+    auto outerAxes = intsFromAttrOrInput(g, n, "axes", 1, &outerHas);
+    auto innerAxes = intsFromAttrOrInput(g, inner, "axes", 1, &innerHas);
+    const Node& squeeze = n.opType == "Squeeze" ? n : inner;
+    if ((n.opType == "Squeeze" ? !outerHas : !innerHas)) {
+        rw.missed({id, innerId}, "not cancelled: " + squeeze.displayName() + " has no axes (it drops every 1-dim)");
+        return true;
+    }
+    if (!outerAxes || !innerAxes) {
+        rw.missed({id, innerId}, "not cancelled: the axes are not constant");
+        return true;
+    }
+    // Both lists index the higher-rank tensor: x for Unsqueeze∘Squeeze, the middle value otherwise.
+    auto rank = rankOf(g.value(n.opType == "Squeeze" ? mid : inner.inputs[0]));
+    auto normalize = [&](std::vector<int64_t> axes) -> std::optional<std::set<int64_t>> {
+        std::set<int64_t> s;
+        for (int64_t a : axes) {
+            if (a < 0) {
+                if (!rank) return std::nullopt;
+                a += (int64_t)*rank;
+            }
+            s.insert(a);
+        }
+        return s;
+    };
+    auto a = normalize(*outerAxes), b = normalize(*innerAxes);
+    if (!a || !b) {
+        rw.missed({id, innerId}, "not cancelled: negative axes and the rank is unknown");
+        return true;
+    }
+    if (*a != *b) {
+        rw.missed({id, innerId}, "not cancelled: " + inner.displayName() + " and " + n.displayName() + " use different axes (" +
+                  intsText(*innerAxes) + " vs " + intsText(*outerAxes) + ")");
+        return true;
+    }
+    cancelPair(rw, id, innerId, inner.inputs[0], rule,
+               n.opType + "(" + other + "(x, axes), axes) = x");
+    return true;
+}
+
+/// Slice that keeps every element: starts 0, ends ≥ dim, steps 1 on a static shape.
+bool sliceIsNoOp(const Graph& g, const Node& n) {
+    auto dims = staticDims(g.value(n.inputs[0]));
+    if (!dims) return false;
+    bool hasStarts = false, hasEnds = false, hasAxes = false;
+    auto starts = intsFromAttrOrInput(g, n, "starts", 1, &hasStarts);
+    auto ends = intsFromAttrOrInput(g, n, "ends", 2, &hasEnds);
+    auto axes = intsFromAttrOrInput(g, n, "axes", 3, &hasAxes);
+    if (!starts || !ends || starts->size() != ends->size() || (hasAxes && (!axes || axes->size() != starts->size())))
+        return false;
+    std::vector<int64_t> steps(starts->size(), 1);
+    if (n.inputs.size() > 4 && n.inputs[4] != kNone) {
+        auto s = constantInts(g, n.inputs[4]);
+        if (!s || s->size() != starts->size()) return false;
+        steps = *s;
+    }
+    const int64_t rank = (int64_t)dims->size();
+    for (size_t i = 0; i < starts->size(); ++i) {
+        int64_t axis = hasAxes ? (*axes)[i] : (int64_t)i;
+        if (axis < 0) axis += rank;
+        if (axis < 0 || axis >= rank || steps[i] != 1) return false;
+        const int64_t dim = (*dims)[(size_t)axis];
+        int64_t s = (*starts)[i], e = (*ends)[i];
+        if (s < 0) s += dim;
+        if (e < 0) e += dim;
+        s = std::clamp<int64_t>(s, 0, dim);
+        e = std::clamp<int64_t>(e, 0, dim);
+        if (s != 0 || e != dim) return false;
+    }
+    return true;
+}
+
+bool padIsNoOp(const Graph& g, const Node& n) {
+    auto pads = intsFromAttrOrInput(g, n, "pads", 1);
+    if (!pads) {
+        if (const Attribute* a = n.attr("paddings")) pads = a->ints;  // opset 1
+        else return false;
+    }
+    return std::all_of(pads->begin(), pads->end(), [](int64_t p) { return p == 0; });
+}
+
+bool expandIsNoOp(const Graph& g, const Node& n) {
+    auto shape = constantInts(g, n.inputs.size() > 1 ? n.inputs[1] : kNone);
+    if (!shape) return false;
+    const Value& x = g.value(n.inputs[0]);
+    // All-ones target of no higher rank never changes anything, whatever the dims are.
+    auto rank = rankOf(x);
+    if (rank && shape->size() <= *rank && std::all_of(shape->begin(), shape->end(), [](int64_t d) { return d == 1; }))
+        return true;
+    auto dims = staticDims(x);
+    if (!dims) return false;
+    auto b = broadcastDims(*dims, *shape);
+    return b && *b == *dims;
+}
+
+}  // namespace
+
+bool simplifyShapeOps(Rewriter& rw, NodeId id, Revisit& revisit) {
+    Graph& g = rw.graph();
+    const Node& n = g.node(id);
+    const std::string& op = n.opType;
+    if (op == "Reshape" && n.inputs.size() > 1 && n.inputs[1] != kNone) return mergeReshapes(rw, id, revisit);
+    if (op == "Squeeze" || op == "Unsqueeze") return cancelSqueezePair(rw, id);
+    if (op == "Slice" && sliceIsNoOp(g, n)) {
+        bypass(rw, id, 0, "slice-noop", "Slice keeps every element (starts 0, ends past the dim, steps 1)");
+        return true;
+    }
+    if (op == "Pad" && padIsNoOp(g, n)) {
+        bypass(rw, id, 0, "pad-noop", "Pad with all pads 0");
+        return true;
+    }
+    if (op == "Expand" && expandIsNoOp(g, n)) {
+        bypass(rw, id, 0, "expand-noop", "Expand to the shape its input already has");
+        return true;
+    }
+    return false;
+}
+
+}  // namespace passlens::passes::algebraic

@@ -1,0 +1,78 @@
+#pragma once
+// Helpers shared by the algebraic-rule golden tests: op counts, remark lookup, and a checked run
+// (interpreter equivalence, ONNX checker, idempotence).
+#include <gtest/gtest.h>
+
+#include <map>
+#include <string>
+
+#include "eval/Interpreter.h"
+#include "onnx/Checker.h"
+#include "passes/PassManager.h"
+
+namespace passlens::test {
+
+/// Op type → count in a graph (not its subgraphs).
+inline std::map<std::string, int> opCounts(const ir::Graph& g) {
+    std::map<std::string, int> c;
+    for (ir::NodeId n : g.nodeOrder()) ++c[g.node(n).opType];
+    return c;
+}
+
+inline passes::PassResult runPassOnce(const std::string& pass, ir::Model& m) {
+    passes::PassManager pm;
+    pm.addPass(pass);
+    return pm.run(m).steps.back().result;
+}
+
+struct CheckedRun {
+    std::map<std::string, int> before, after;  ///< op counts of the main graph
+    passes::PassResult result;                 ///< the first run
+};
+
+/// Runs `pass` once and checks: outputs equal the original's under the interpreter (seeded random
+/// inputs), the ONNX checker accepts the result, and a second run changes nothing.
+inline CheckedRun runChecked(ir::Model& m, const std::string& pass = "algebraic") {
+    CheckedRun out;
+    out.before = opCounts(m.graph);
+    const ir::Model original = m;
+    const auto inputs = eval::randomInputs(m, 7);
+    const auto expected = eval::run(m, inputs);
+    out.result = runPassOnce(pass, m);
+    out.after = opCounts(m.graph);
+    const auto actual = eval::run(m, inputs);
+    for (const auto& d : eval::compareOutputs(original, actual, expected, 1e-5, 1e-6))
+        EXPECT_TRUE(d.ok) << pass << ": output " << d.name << " differs (max abs " << d.maxAbs << ")";
+    const auto checker = onnxio::checkModel(m);
+    EXPECT_FALSE(checker.has_value()) << checker.value_or("");
+    const passes::PassResult again = runPassOnce(pass, m);
+    EXPECT_FALSE(again.changed) << pass << " is not idempotent";
+    EXPECT_EQ(opCounts(m.graph), out.after);
+    return out;
+}
+
+inline bool hasRemark(const passes::PassResult& r, passes::RemarkKind kind, const std::string& rule,
+                      const std::string& text) {
+    for (const auto& m : r.remarks)
+        if (m.kind == kind && m.rule == rule && m.message.find(text) != std::string::npos) return true;
+    return false;
+}
+
+/// True when no remark of any kind carries `rule`.
+inline bool silentAbout(const passes::PassResult& r, const std::string& rule) {
+    for (const auto& m : r.remarks)
+        if (m.rule == rule) return false;
+    return true;
+}
+
+/// True when some change by `rule` lists `origin` in its provenance or names it as removed.
+inline bool changeMentions(const passes::PassResult& r, const std::string& rule, ir::NodeId node) {
+    for (const auto& c : r.changes) {
+        if (c.rule != rule) continue;
+        for (ir::NodeId n : c.nodes) if (n == node) return true;
+        for (ir::NodeId n : c.provenance) if (n == node) return true;
+    }
+    return false;
+}
+
+}  // namespace passlens::test
