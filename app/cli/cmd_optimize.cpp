@@ -10,6 +10,7 @@
 #include "onnx/Export.h"
 #include "onnx/Import.h"
 #include "passes/PassManager.h"
+#include "passes/fusion/GroupFunctions.h"
 #include "passes/Report.h"
 
 namespace passlens::cli {
@@ -27,12 +28,12 @@ static std::vector<std::string> splitComma(const std::string& s) {
 REGISTER_COMMAND({
     "optimize",
     "optimize IN -o OUT [--level none|basic|extended|all] [--passes p,q] [--report REPORT.json] [--verify] "
-    "[--fixed-point] [--target-opset N] [--target-layout NHWC|NCHW]",
+    "[--fixed-point] [--target-opset N] [--target-layout NHWC|NCHW] [--group-functions]",
     "Runs a pass pipeline, writes the optimized model and a per-pass report of changes and remarks.",
     {"-o", "--level", "--passes", "--report", "--target-opset", "--target-layout"},
     [](const Args& args, std::ostream& out, std::ostream& err) {
         args.expectOnly({"-o", "--level", "--passes", "--report", "--verify", "--fixed-point", "--target-opset",
-                         "--target-layout"});
+                         "--target-layout", "--group-functions"});
         const std::string in = args.positional(0, "IN");
         auto outPath = args.option("-o");
         if (!outPath) throw UsageError{"missing -o OUT"};
@@ -80,6 +81,15 @@ REGISTER_COMMAND({
             };
         }
         PipelineResult result = pm.run(model, options);
+        std::optional<GroupFunctionsResult> grouped;
+        if (args.flag("--group-functions")) {
+            grouped = groupIntoFunctions(model);
+            if (options.afterPass) {  // --verify: the grouped model must match too
+                PassResult r;
+                r.name = "group-functions";
+                options.afterPass(r, model);
+            }
+        }
         if (auto problem = onnxio::checkModel(model))
             err << "warning: the optimized model fails the ONNX checker: " << *problem << "\n";
         onnxio::exportModelFile(model, *outPath);
@@ -97,6 +107,10 @@ REGISTER_COMMAND({
                 << std::setw(8) << s.result.nodesAfter << std::setw(9) << s.result.changes.size() << std::setw(8)
                 << missed << std::setw(10) << std::fixed << std::setprecision(2) << s.result.ms << "\n";
         }
+        if (grouped)
+            out << "group-functions: " << grouped->functions << " functions from " << grouped->fusedNodes << " nodes; "
+                << grouped->nodesBefore << " -> " << grouped->nodesAfter << " top-level nodes, " << grouped->kernels()
+                << " kernels\n";
         if (!firstBadPass.empty()) {
             err << "verify failed: first differing pass is '" << firstBadPass << "'\n";
             return 1;

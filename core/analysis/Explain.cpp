@@ -107,6 +107,7 @@ NodeExplanation explainOne(const ir::Graph& g, const FusionPlan& plan, const std
     e.opType = g.node(n).opType;
     e.pattern = patternOf(g, n);
     e.postDominator = plan.postDominatorOf(n);
+    e.cost = costOf(g, n);
     if (const FusionGroup* grp = plan.groupFor(n)) {
         e.group = grp->id;
         e.anchor = grp->anchor;
@@ -122,6 +123,9 @@ NodeExplanation explainOne(const ir::Graph& g, const FusionPlan& plan, const std
 Explanation explainNodes(const ir::Model& model, const std::vector<NodeId>* only, const ExplainOptions& options) {
     Explanation out;
     out.plan = computeFusionGroups(model.graph, options.fusion);
+    size_t all = 0;
+    model.graph.forEachGraph([&](const ir::Graph& sg) { all += sg.nodeCount(); });
+    out.subgraphNodes = all - model.graph.nodeCount();
     std::vector<PassRemark> remarks;
     if (options.runPatternPasses) remarks = collectFusionRemarks(model, out.warnings);
     if (only) {
@@ -143,15 +147,42 @@ Explanation explainNodes(const ir::Model& model, const std::vector<NodeId>* only
 
 ordered_json nameOrNull(const std::string& s) { return s.empty() ? ordered_json(nullptr) : ordered_json(s); }
 
+ordered_json costJson(const OpCost& c) {
+    ordered_json j;
+    j["flops"] = c.flops;
+    j["bytes"] = c.bytes;
+    j["known"] = c.known;
+    if (!c.known) j["note"] = c.note;
+    return j;
+}
+
 ordered_json groupJson(const ir::Graph& g, const FusionGroup& grp) {
     ordered_json j;
     j["id"] = grp.id;
     j["anchor"] = g.node(grp.anchor).displayName();
     j["pattern"] = std::string(patternName(grp.pattern));
     auto members = ordered_json::array();
-    for (NodeId m : grp.members) members.push_back(g.node(m).displayName());
+    OpCost total;
+    for (NodeId m : grp.members) {
+        members.push_back(g.node(m).displayName());
+        OpCost c = costOf(g, m);
+        total.flops += c.flops;
+        total.known = total.known && c.known;
+    }
     j["members"] = members;
+    j["flops"] = total.flops;  // bytes of a fused group are not the sum of its members' (intermediates stay on chip)
+    j["flops_known"] = total.known;
     return j;
+}
+
+std::string human(double v, const char* unit) {
+    const char* prefixes[] = {"", "K", "M", "G", "T"};
+    int i = 0;
+    while (v >= 1000 && i < 4) { v /= 1000; ++i; }
+    std::ostringstream os;
+    os.precision(v < 10 ? 2 : 3);
+    os << v << " " << prefixes[i] << unit;
+    return os.str();
 }
 
 }  // namespace
@@ -180,6 +211,7 @@ ordered_json explanationToJson(const ir::Graph& g, const Explanation& e) {
     j["graph"] = g.name;
     j["nodes_total"] = g.nodeCount();
     j["kernels"] = e.plan.kernelCount(g);
+    j["subgraph_nodes_not_grouped"] = e.subgraphNodes;
     auto groups = ordered_json::array();
     std::vector<int> wanted;
     for (const auto& n : e.nodes)
@@ -201,6 +233,7 @@ ordered_json explanationToJson(const ir::Graph& g, const Explanation& e) {
         for (NodeId m : n.groupMembers) members.push_back(g.node(m).displayName());
         jn["group_members"] = members;
         jn["fused"] = n.groupMembers.size() >= 2;
+        jn["cost"] = costJson(n.cost);
         auto considered = ordered_json::array();
         for (const auto& c : n.considered) {
             ordered_json jc;
@@ -227,6 +260,9 @@ std::string explanationToText(const ir::Graph& g, const Explanation& e) {
         os << g.nodeCount() << " nodes -> " << e.plan.kernelCount(g) << " kernels (" << e.plan.groups.size() << " groups, "
            << e.plan.multiMemberGroupCount() << " with 2+ members)\n\n";
     for (const auto& w : e.warnings) os << "warning: " << w << "\n";
+    if (e.subgraphNodes > 0)
+        os << "note: " << e.subgraphNodes << " nodes inside subgraphs (If/Loop bodies) are not grouped; their "
+           << "parent node counts as one Opaque kernel\n\n";
     for (const auto& n : e.nodes) {
         os << n.name << " (" << n.opType << ", " << patternName(n.pattern) << ")\n";
         if (n.group >= 0) {
@@ -241,12 +277,16 @@ std::string explanationToText(const ir::Graph& g, const Explanation& e) {
             }
         }
         os << "  post-dominator: " << (n.postDominator == kNone ? std::string("none (graph exit)") : nodeName(g, n.postDominator)) << "\n";
+        os << "  cost: " << human(n.cost.flops, "FLOP") << ", " << human(n.cost.bytes, "B") << " moved"
+           << (n.cost.known ? "" : " (incomplete: " + n.cost.note + ")") << "\n";
         for (const auto& c : n.considered) {
             os << "  " << (c.applied ? "applied" : "refused") << " [" << c.source << ": " << c.rule << "] " << c.message << "\n";
-            if (!c.blockingNodeName.empty() || !c.blockingValueName.empty()) {
+            // The node itself as "blocker" (opaque, constant) says nothing the rule does not.
+            const bool namesNode = !c.blockingNodeName.empty() && c.blockingNode != n.node;
+            if (namesNode || !c.blockingValueName.empty()) {
                 os << "      blocked by";
-                if (!c.blockingNodeName.empty()) os << " node " << c.blockingNodeName;
-                if (!c.blockingValueName.empty()) os << " via edge '" << c.blockingValueName << "'";
+                if (namesNode) os << " node " << c.blockingNodeName << (c.blockingValueName.empty() ? "" : " via");
+                if (!c.blockingValueName.empty()) os << " edge '" << c.blockingValueName << "'";
                 os << "\n";
             }
         }

@@ -37,6 +37,7 @@ struct NodeExplanation {
     ir::NodeId anchor = ir::kNone;           ///< the group's anchor
     std::vector<ir::NodeId> groupMembers;
     std::vector<FusionConsideration> considered;  ///< fusion-group refusal first, then pass remarks
+    OpCost cost;                             ///< the op registry's estimate for this node
 };
 
 struct ExplainOptions {
@@ -48,6 +49,7 @@ struct Explanation {
     FusionPlan plan;                        ///< fusion groups of the top-level graph
     std::vector<NodeExplanation> nodes;     ///< topological order (or the one node asked for)
     std::vector<std::string> warnings;      ///< e.g. the pattern passes could not run on this model
+    size_t subgraphNodes = 0;               ///< nodes inside If/Loop bodies: not grouped, not explained
 };
 
 /// Explains every top-level node of the model.

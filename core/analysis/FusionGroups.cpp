@@ -300,10 +300,12 @@ private:
                 commitFuse(i, p);
             } else if (!above(pattern, OpPattern::Broadcast)) {
                 if (above(dom.pattern, OpPattern::Injective) && dom.pattern != OpPattern::CommReduce) {
-                    refuse(i, "sink-not-fusable", dom.blockNode, dom.blockValue,
+                    const bool atSink = dom.blockNode == nodes_[p].id;
+                    refuse(i, atSink ? "sink-not-fusable" : "path-not-injective", dom.blockNode, dom.blockValue,
                            who + " cannot fuse into " + into + ": edge " + valueName(dom.blockValue) + " into " +
                                name(dom.blockNode) + " is " + std::string(patternName(dom.pattern)) +
-                               " (elementwise ops fuse only into injective, reduction or anchored groups)");
+                               (atSink ? " (elementwise ops fuse only into injective, reduction or anchored groups)"
+                                       : " on the way (every node between must be Injective or below)"));
                     continue;
                 }
                 auto fail = checkPath(i, p, [](OpPattern k, bool isSink) {

@@ -6,7 +6,7 @@
 #include <unordered_set>
 
 #include "ir/Error.h"
-#include "memory/InplaceRules.h"
+#include "analysis/OpRegistry.h"
 #include "memory/MemoryPlan.h"
 
 namespace passlens::memory {
@@ -249,7 +249,7 @@ MemoryPlan analyzeMemory(const ir::Model& m, const ir::Graph& g, const Schedule&
     // size and element type, read by nothing else at this step.
     for (size_t i = 0; i < s.order.size(); ++i) {
         const auto& n = g.node(s.order[i]);
-        if (n.outputs.empty() || n.outputs[0] == kNone || !isInplaceElementwise(n.domain, n.opType)) continue;
+        if (n.outputs.empty() || n.outputs[0] == kNone || !analysis::isInplaceElementwise(n.opType, n.domain)) continue;
         auto out = indexOf.find(n.outputs[0]);
         if (out == indexOf.end()) continue;
         auto& t = ts[static_cast<size_t>(out->second)];

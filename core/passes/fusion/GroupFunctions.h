@@ -1,0 +1,29 @@
+#pragma once
+// `optimize --group-functions`: each fusion group with two or more members becomes one call of an
+// ONNX model-local function (FunctionProto), as TVM turns each group into a primitive function.
+// The model still runs anywhere, and the top-level node count is the kernel count.
+#include <string>
+
+#include "analysis/FusionGroups.h"
+#include "ir/Model.h"
+
+namespace passlens::passes {
+
+inline constexpr const char* kFusedFunctionDomain = "passlens.fused";
+
+struct GroupFunctionsResult {
+    size_t nodesBefore = 0;     ///< top-level nodes before
+    size_t nodesAfter = 0;      ///< top-level nodes after (calls + nodes left alone)
+    size_t functions = 0;       ///< functions created (= groups with 2+ members)
+    size_t fusedNodes = 0;      ///< nodes moved into function bodies
+    size_t constantNodes = 0;   ///< Constant nodes left at top level (data, not kernels)
+    size_t kernels() const { return nodesAfter - constantNodes; }
+};
+
+/// Rewrites the main graph in place. Function inputs are the values the group reads from outside
+/// (initializers included); outputs are the values read outside the group or that are graph
+/// outputs. Adds the opset import of kFusedFunctionDomain and raises ir_version to 8 if lower
+/// (model-local functions need it). Throws BadInput if the model already uses that domain.
+GroupFunctionsResult groupIntoFunctions(ir::Model& model, const analysis::FusionOptions& options = {});
+
+}  // namespace passlens::passes
