@@ -6,6 +6,7 @@
 #include <QDockWidget>
 #include <QFileDialog>
 #include <QFileInfo>
+#include <QFutureWatcher>
 #include <QLabel>
 #include <QLineEdit>
 #include <QMenu>
@@ -90,7 +91,6 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
 MainWindow::~MainWindow() {
     // A running layout finishes in the pool; its result is simply dropped.
     watcher_.disconnect(this);
-    clusterWatcher_.disconnect(this);
     mainView_->disconnect(this);
 }
 
@@ -439,7 +439,8 @@ void MainWindow::buildAnalysisDocks() {
     clustersAction_->setToolTip(tr("Frame each fusion group (TVM FuseOps) of the shown graph; the anchor is tagged"));
     connect(clustersAction_, &QAction::toggled, this, &MainWindow::setFusionClustersVisible);
     mainView_->setClustersVisible(clustersAction_->isChecked());
-    connect(&clusterWatcher_, &QFutureWatcher<FusionClusters>::finished, this, &MainWindow::onFusionGroupsFinished);
+    clusterWatcher_ = new QFutureWatcher<FusionClusters>(this);
+    connect(clusterWatcher_, &QFutureWatcher<FusionClusters>::finished, this, &MainWindow::onFusionGroupsFinished);
 
     QMenu* view = nullptr;
     for (QAction* a : menuBar()->actions())
@@ -458,7 +459,7 @@ void MainWindow::onAnalysisSnapshot() {
     whyNot_->clear();
     if (!snap) return;
     // Fusion groups off the GUI thread; the result is dropped if another drawing replaced this one.
-    clusterWatcher_.setFuture(QtConcurrent::run([snap]() {
+    clusterWatcher_->setFuture(QtConcurrent::run([snap]() {
         FusionClusters out{snap, {}};
         try {
             const auto plan = analysis::computeFusionGroups(*snap->graph);
@@ -480,7 +481,7 @@ void MainWindow::onAnalysisSnapshot() {
 }
 
 void MainWindow::onFusionGroupsFinished() {
-    FusionClusters r = clusterWatcher_.result();
+    FusionClusters r = clusterWatcher_->result();
     if (r.graph != mainView_->snapshot()) return;
     mainView_->setClusters(std::move(r.clusters));
     emit fusionClustersReady(mainView_->clusterOverlayCount());

@@ -8,7 +8,6 @@
 #include "graph/GraphSnapshot.h"
 #include "ir/Model.h"
 
-class QDockWidget;
 class QLabel;
 class QLineEdit;
 class QMenu;
@@ -16,20 +15,45 @@ class QProgressBar;
 class QTabWidget;
 class QTextBrowser;
 class QToolButton;
+// analysis docks (buildAnalysisDocks)
+class QDockWidget;
+template <typename T> class QFutureWatcher;
+namespace passlens::ui { class DominatorTreeView; class GraphHighlighter; class WhyNotFusedPanel; }
 
 namespace passlens::ui {
 
 class GraphView;
 class PropertiesPanel;
-class DominatorTreeView;
-class GraphHighlighter;
-class WhyNotFusedPanel;
 
 class MainWindow : public QMainWindow {
     Q_OBJECT
 public:
     explicit MainWindow(QWidget* parent = nullptr);
     ~MainWindow() override;
+
+    // ---- analysis docks (issue 9 part B: dominator tree, fusion clusters, "why not fused?"),
+    // ---- all built by buildAnalysisDocks() in MainWindow.cpp ----------------------------------
+    DominatorTreeView* dominatorTreeView() const { return domTree_; }
+    GraphHighlighter* analysisHighlight() const { return analysisHighlight_; }
+    WhyNotFusedPanel* whyNotFusedPanel() const { return whyNot_; }
+    /// Opens the "Why not fused?" dock for a node of the main graph (also the context-menu action).
+    void showWhyNotFused(ir::NodeId id);
+    void setFusionClustersVisible(bool on);
+signals:
+    void fusionClustersReady(int clusters);   ///< fusion groups of the shown graph are drawn
+private:
+    struct FusionClusters { SnapshotPtr graph; std::vector<NodeCluster> clusters; };
+    void buildAnalysisDocks();
+    void onAnalysisSnapshot();
+    void onFusionGroupsFinished();
+    DominatorTreeView* domTree_ = nullptr;
+    GraphHighlighter* analysisHighlight_ = nullptr;
+    WhyNotFusedPanel* whyNot_ = nullptr;
+    QDockWidget* whyNotDock_ = nullptr;
+    QAction* clustersAction_ = nullptr;
+    QFutureWatcher<FusionClusters>* clusterWatcher_ = nullptr;
+    // ---- end of the analysis docks block ------------------------------------------------------
+public:
 
     /// Loads a model file; on failure shows an error dialog (window-modal, non-blocking) and keeps
     /// the current model.
@@ -51,17 +75,6 @@ public:
     void findPrevious();
 
     bool exportImage(const QString& path);  ///< .png or .svg of the current view's whole drawing
-
-    // ---- analysis docks (issue 9 part B), built by buildAnalysisDocks() ----
-    DominatorTreeView* dominatorTreeView() const { return domTree_; }
-    GraphHighlighter* analysisHighlight() const { return analysisHighlight_; }
-    WhyNotFusedPanel* whyNotFusedPanel() const { return whyNot_; }
-    /// Opens the "Why not fused?" dock for a node of the main graph (also the context-menu action).
-    void showWhyNotFused(ir::NodeId id);
-    void setFusionClustersVisible(bool on);
-
-signals:
-    void fusionClustersReady(int clusters);   ///< fusion groups of the shown graph are drawn
 
 signals:
     void layoutReady();                       ///< the current model's drawing is in the view
@@ -103,18 +116,6 @@ private:
     uint64_t watchedGeneration_ = 0;
     std::vector<ir::NodeId> hits_;
     int hitIndex_ = -1;
-
-    // ---- analysis docks: dominator tree, fusion clusters, "why not fused?" ----
-    void buildAnalysisDocks();
-    void onAnalysisSnapshot();
-    void onFusionGroupsFinished();
-    DominatorTreeView* domTree_ = nullptr;
-    GraphHighlighter* analysisHighlight_ = nullptr;
-    WhyNotFusedPanel* whyNot_ = nullptr;
-    QDockWidget* whyNotDock_ = nullptr;
-    QAction* clustersAction_ = nullptr;
-    struct FusionClusters { SnapshotPtr graph; std::vector<NodeCluster> clusters; };
-    QFutureWatcher<FusionClusters> clusterWatcher_;
 };
 
 }  // namespace passlens::ui

@@ -23,9 +23,9 @@ NodeItem::NodeItem(const layout::DisplayNode& n, const QRectF& rect)
 }
 
 QRectF NodeItem::boundingRect() const {
-    // A badge sits as a tag across the top-right corner, partly outside the box.
+    // A badge sits on the top-right corner, half outside the box.
     const bool badge = override_ && !override_->badge.isEmpty();
-    return rect_.adjusted(-4, badge ? -12 : -4, badge ? 10 : 4, 4);
+    return rect_.adjusted(-4, badge ? -12 : -4, badge ? 12 : 4, 4);
 }
 
 void NodeItem::setStyleOverride(const NodeStyle* style) {
@@ -84,16 +84,17 @@ void NodeItem::paint(QPainter* p, const QStyleOptionGraphicsItem* opt, QWidget*)
                     bm.elidedText(lines_[i], Qt::ElideMiddle, rect_.width() - 8));
         y += bm.height();
     }
-    if (override_ && !override_->badge.isEmpty()) {
-        // A pill across the top-right corner: never covers the title.
-        QFont f = bf;
+    if (override_ && !override_->badge.isEmpty()) {  // a pill on the corner: white text on the border color
+        QFont f = nodeTextFont();
         f.setBold(true);
+        f.setPixelSize(9);
         QFontMetricsF fm(f);
-        const QSizeF size(fm.horizontalAdvance(override_->badge) + 10, fm.height() + 1);
-        const QRectF pill(QPointF(rect_.right() - size.width() + 8, rect_.top() - size.height() / 2 - 3), size);
+        const qreal w = fm.horizontalAdvance(override_->badge) + 10, h = fm.height() + 2;
+        const QRectF pill(rect_.right() - w + 8, rect_.top() - h / 2 - 2, w, h);
+        p->setOpacity(1.0);
         p->setPen(Qt::NoPen);
         p->setBrush(border);
-        p->drawRoundedRect(pill, pill.height() / 2, pill.height() / 2);
+        p->drawRoundedRect(pill, h / 2, h / 2);
         p->setFont(f);
         p->setPen(Qt::white);
         p->drawText(pill, Qt::AlignCenter, override_->badge);

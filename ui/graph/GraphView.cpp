@@ -170,11 +170,6 @@ void GraphView::clearNodeStyle(ir::NodeId id) {
     if (NodeItem* item = itemForNode(id)) item->setStyleOverride(nullptr);
 }
 
-const NodeStyle* GraphView::nodeStyle(ir::NodeId id) const {
-    auto it = styles_.find(id);
-    return it == styles_.end() ? nullptr : &it->second;
-}
-
 int GraphView::setEdgeStyle(ir::NodeId from, ir::NodeId to, const EdgeStyle& style) {
     const EdgeStyle& kept = edgeStyles_[{from, to}] = style;
     int n = 0;
@@ -284,6 +279,19 @@ void GraphView::clearNodeStyles() {
     for (auto& [id, s] : styles_)
         if (NodeItem* item = itemForNode(id)) item->setStyleOverride(nullptr);
     styles_.clear();
+}
+
+const NodeStyle* GraphView::nodeStyle(ir::NodeId id) const {
+    auto it = styles_.find(id);
+    return it == styles_.end() ? nullptr : &it->second;
+}
+
+std::vector<ir::NodeId> GraphView::styledNodes() const {
+    std::vector<ir::NodeId> out;
+    for (const auto& [id, s] : styles_)
+        if (itemForNode(id)) out.push_back(id);
+    std::sort(out.begin(), out.end());
+    return out;
 }
 
 std::vector<ir::NodeId> GraphView::findNodes(const QString& text) const {

@@ -40,8 +40,18 @@ public:
     void setNodeStyle(ir::NodeId id, const NodeStyle& style);
     void clearNodeStyle(ir::NodeId id);
     void clearNodeStyles();
-    /// The style set with setNodeStyle, or nullptr.
+    /// The style override set for a node, or null (diff states, highlights).
     const NodeStyle* nodeStyle(ir::NodeId id) const;
+    /// Nodes with a style override that are drawn in the current snapshot.
+    std::vector<ir::NodeId> styledNodes() const;
+
+    /// Nodes whose name or op type contains `text` (case-insensitive), in layout order.
+    std::vector<ir::NodeId> findNodes(const QString& text) const;
+    void setSearchHits(const std::vector<ir::NodeId>& hits);
+
+    void setLegendVisible(bool on);
+    void setMinimapVisible(bool on);
+    bool minimapVisible() const;
 
     /// Decorates the edges from operator `from` to operator `to` (every value between them);
     /// returns how many drawn edges that styled now. Kept across setSnapshot like node styles.
@@ -63,14 +73,6 @@ public:
     /// The node's context menu, filled by whoever listens to nodeContextMenuRequested (the caller
     /// owns it). The view calls this on a right-click; tests call it directly.
     QMenu* createNodeContextMenu(ir::NodeId id, QWidget* parent);
-
-    /// Nodes whose name or op type contains `text` (case-insensitive), in layout order.
-    std::vector<ir::NodeId> findNodes(const QString& text) const;
-    void setSearchHits(const std::vector<ir::NodeId>& hits);
-
-    void setLegendVisible(bool on);
-    void setMinimapVisible(bool on);
-    bool minimapVisible() const;
 
 public slots:
     void zoomIn();
