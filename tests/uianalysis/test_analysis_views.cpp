@@ -146,6 +146,8 @@ private slots:
         QCOMPARE(styledNodes(*graph), (std::set<ir::NodeId>{left, leftRelu}));
         QVERIFY(graph->nodeStyle(leftRelu));
         QCOMPARE(graph->nodeStyle(leftRelu)->badge, QString("ipdom"));
+        // In the tree, the edge from the post-dominator to the node is marked too.
+        QCOMPARE(w.dominatorTreeView()->treeView()->styledEdgeCount(leftRelu, left), 1);
         // Every node: the styled set is exactly its post-dominator region.
         auto post = analysis::DominatorTree::build(g, true);
         for (ir::NodeId n : g.nodeOrder()) {

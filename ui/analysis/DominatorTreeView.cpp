@@ -148,11 +148,16 @@ void DominatorTreeView::onTreeSelection(ir::NodeId id) {
 
 void DominatorTreeView::announce() {
     if (!tree_) return;
+    view_->clearEdgeStyles();
     if (current_ == ir::kNone || !graph_->graph->hasNode(current_)) {
         emit pathChanged(ir::kNone, ir::kNone, {}, post_);
         return;
     }
-    emit pathChanged(current_, tree_->idom(current_), pathFor(current_), post_);
+    const ir::NodeId dominator = tree_->idom(current_);
+    // The tree edge from the immediate (post-)dominator, in the path highlight's color.
+    view_->setEdgeStyle(dominator == ir::kNone ? layout::kVirtualRootKey : dominator, current_,
+                        EdgeStyle{QColor("#7c3aed"), 3.0, false});
+    emit pathChanged(current_, dominator, pathFor(current_), post_);
 }
 
 }  // namespace passlens::ui
