@@ -466,7 +466,7 @@ void MainWindow::onAnalysisSnapshot() {
             for (const auto& grp : plan.groups) {
                 if (grp.members.size() < 2) continue;
                 NodeCluster c;
-                c.label = QObject::tr("group #%1 · %2 ops · %3")
+                c.label = QObject::tr("#%1 · %2 ops · %3")
                               .arg(grp.id).arg(grp.members.size())
                               .arg(QString::fromStdString(std::string(analysis::patternName(grp.pattern))));
                 c.members = grp.members;

@@ -232,7 +232,7 @@ void GraphView::rebuildClusterItems() {
         scene_->addItem(item);
         clusterItems_.push_back(item);
         auto* label = new ClusterLabelItem(QPointF(frame->labelAnchor.x, frame->labelAnchor.y),
-                                           std::max(f.right() - frame->labelAnchor.x - 6, 240.0), cl.label, color);
+                                           std::max(f.right() - frame->labelAnchor.x - 6, 130.0), cl.label, color);
         label->setVisible(clustersVisible_);
         scene_->addItem(label);
         clusterTags_.push_back(label);
