@@ -394,8 +394,18 @@ void MainWindow::buildAnalysisDocks() {
     auto* domDock = new QDockWidget(tr("Dominator Tree"), this);
     domDock->setObjectName("dominatorTree");
     domDock->setWidget(domTree_);
+    // Join a tab group of docks already at the bottom (if any) rather than squeezing in beside them:
+    // side by side, their minimum widths add up and could widen the window past the screen.
+    QDockWidget* bottomNeighbour = nullptr;
+    for (QDockWidget* d : findChildren<QDockWidget*>())
+        if (dockWidgetArea(d) == Qt::BottomDockWidgetArea && !d->isFloating()) bottomNeighbour = d;
     addDockWidget(Qt::BottomDockWidgetArea, domDock);
-    resizeDocks({domDock}, {320}, Qt::Vertical);  // a saved window state, restored later, wins
+    if (bottomNeighbour) {
+        tabifyDockWidget(bottomNeighbour, domDock);
+        bottomNeighbour->raise();
+    } else {
+        resizeDocks({domDock}, {320}, Qt::Vertical);  // a saved window state, restored later, wins
+    }
     // Selection linked both ways by NodeId; each side ignores its own echo.
     connect(mainView_, &GraphView::nodeSelected, domTree_, &DominatorTreeView::selectNode);
     connect(domTree_, &DominatorTreeView::nodeSelected, mainView_, &GraphView::selectNode);

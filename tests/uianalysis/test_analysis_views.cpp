@@ -2,6 +2,7 @@
 // selection is linked both ways with the graph view, and selecting a node highlights exactly the
 // nodes between it and its immediate post-dominator.
 #include <QDir>
+#include <QDockWidget>
 #include <QElapsedTimer>
 #include <QListWidget>
 #include <QMenu>
@@ -38,6 +39,8 @@ ir::NodeId nodeNamed(const ir::Graph& g, const char* name) { return g.findNode(n
 
 /// Opens an example in a fresh window and waits until both the graph and its tree are drawn.
 bool openAndWait(MainWindow& w, const char* id) {
+    // The tree's dock may share a tab group with other bottom docks: bring it to the front.
+    if (auto* dock = w.findChild<QDockWidget*>("dominatorTree")) dock->raise();
     QSignalSpy graphReady(&w, &MainWindow::layoutReady);
     QSignalSpy treeReady(w.dominatorTreeView(), &DominatorTreeView::treeReady);
     w.openExample(id);
