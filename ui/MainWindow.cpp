@@ -427,10 +427,12 @@ void MainWindow::buildAnalysisDocks() {
     // Beside the properties (the tall dock): an explanation needs room for its list.
     if (auto* propDock = findChild<QDockWidget*>("properties")) tabifyDockWidget(propDock, whyNotDock_);
     if (auto* propDock = findChild<QDockWidget*>("properties")) propDock->raise();
-    connect(mainView_, &GraphView::nodeContextMenuRequested, this, [this](ir::NodeId id, QMenu* menu) {
+    auto addWhyNotFused = [this](ir::NodeId id, QMenu* menu) {
         menu->addSeparator();
         menu->addAction(tr("Why Not Fused?"), this, [this, id] { showWhyNotFused(id); })->setObjectName("whyNotFused");
-    });
+    };
+    connect(mainView_, &GraphView::nodeContextMenuRequested, this, addWhyNotFused);
+    connect(domTree_->treeView(), &GraphView::nodeContextMenuRequested, this, addWhyNotFused);
     // The blocker of the chosen refusal: the explained node amber, the blocking node and edge red.
     connect(whyNot_, &WhyNotFusedPanel::blockerChanged, this,
             [this](ir::NodeId node, const std::vector<ir::NodeId>& involved, ir::NodeId blocking,
@@ -444,6 +446,7 @@ void MainWindow::buildAnalysisDocks() {
             });
 
     clustersAction_ = new QAction(tr("Fusion &Groups"), this);
+    clustersAction_->setObjectName("fusionGroupsAction");
     clustersAction_->setCheckable(true);
     clustersAction_->setChecked(QSettings().value("view/fusionGroups", true).toBool());
     clustersAction_->setToolTip(tr("Frame each fusion group (TVM FuseOps) of the shown graph; the anchor is tagged"));

@@ -6,6 +6,7 @@
 #include <QElapsedTimer>
 #include <QListWidget>
 #include <QMenu>
+#include <QMenuBar>
 #include <QSignalSpy>
 #include <QtTest>
 #include <algorithm>
@@ -241,11 +242,22 @@ private slots:
         // Each group's anchor is one of its members.
         for (const auto& c : w.graphView()->clusters())
             QVERIFY(std::find(c.members.begin(), c.members.end(), c.anchor) != c.members.end());
-        // The toggle hides the layer without dropping it.
-        w.setFusionClustersVisible(false);
+        // The View menu's toggle hides the layer without dropping it.
+        QAction* toggle = w.findChild<QAction*>("fusionGroupsAction");
+        QVERIFY(toggle && toggle->isCheckable() && toggle->isChecked());
+        bool inViewMenu = false;
+        for (QAction* a : w.menuBar()->actions())
+            if (a->menu() && a->text() == "&View") inViewMenu = a->menu()->actions().contains(toggle);
+        QVERIFY(inViewMenu);
+        toggle->trigger();
         QVERIFY(!w.graphView()->clustersVisible());
         QCOMPARE(w.graphView()->clusterOverlayCount(), static_cast<int>(plan.multiMemberGroupCount()));
-        w.setFusionClustersVisible(true);
+        toggle->trigger();
+        QVERIFY(w.graphView()->clustersVisible());
+        // The tree's context menu offers the same question.
+        const ir::NodeId conv = nodeNamed(w.model()->graph, "conv");
+        std::unique_ptr<QMenu> treeMenu(w.dominatorTreeView()->treeView()->createNodeContextMenu(conv, &w));
+        QVERIFY(treeMenu->findChild<QAction*>("whyNotFused"));
         // A real model with many groups.
         QVERIFY(openFileAndWait(w, QString(PASSLENS_MODELS_DIR) + "/ch_ppocr_mobile_v2.0_cls_infer.onnx"));
         auto real = analysis::computeFusionGroups(w.model()->graph);
