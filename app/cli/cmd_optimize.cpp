@@ -9,6 +9,7 @@
 #include "onnx/Checker.h"
 #include "onnx/Export.h"
 #include "onnx/Import.h"
+#include "onnx/VersionConvert.h"
 #include "passes/PassManager.h"
 #include "passes/fusion/GroupFunctions.h"
 #include "passes/Report.h"
@@ -79,6 +80,13 @@ REGISTER_COMMAND({
                         return;
                     }
             };
+        }
+        // --target-opset: upgrade the default-domain opset first (checked by --verify as a step).
+        if (options.pass.targetOpset > 0 && options.pass.targetOpset != model.opsetFor("")) {
+            model = onnxio::upgradeOpset(model, options.pass.targetOpset);
+            PassResult step;
+            step.name = "version-convert";
+            if (options.afterPass) options.afterPass(step, model);
         }
         PipelineResult result = pm.run(model, options);
         std::optional<GroupFunctionsResult> grouped;

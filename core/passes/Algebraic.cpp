@@ -14,6 +14,7 @@ namespace {
 class AlgebraicPass final : public Pass {
 public:
     std::string name() const override { return "algebraic"; }
+    bool preservesValueTypes() const override { return true; }
     std::string description() const override {
         return "Removes no-op arithmetic and identity-like nodes (x+0, x*1, Identity, Dropout, Reshape chains, ...)";
     }

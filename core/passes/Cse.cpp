@@ -136,6 +136,7 @@ bool hasNondeterministicOp(const Graph& g) {
 class CsePass final : public Pass {
 public:
     std::string name() const override { return "cse"; }
+    bool preservesValueTypes() const override { return true; }
     std::string description() const override { return "Merges nodes and initializers that compute the same value"; }
 
 protected:

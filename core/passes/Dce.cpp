@@ -15,6 +15,7 @@ namespace {
 class DcePass final : public Pass {
 public:
     std::string name() const override { return "dce"; }
+    bool preservesValueTypes() const override { return true; }
     std::string description() const override { return "Removes nodes, initializers and functions that reach no graph output"; }
 
 protected:

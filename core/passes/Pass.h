@@ -62,6 +62,10 @@ public:
     virtual std::string name() const = 0;
     /// One line for the UI ("Removes nodes whose outputs reach no graph output").
     virtual std::string description() const = 0;
+    /// True when every value the pass leaves behind keeps the exact type it had (the pass only
+    /// removes nodes, merges equal computations or bypasses a node whose input already has the
+    /// output's type), so the pass manager may skip re-running shape inference after it.
+    virtual bool preservesValueTypes() const { return false; }
     /// Verifies, times and records; never virtual so no pass can skip it.
     PassResult run(ir::Model& model, const PassOptions& options) const;
 

@@ -1,7 +1,5 @@
 #include "passes/PassManager.h"
 
-#include <set>
-
 #include "onnx/ShapeInference.h"
 
 namespace passlens::passes {
@@ -10,13 +8,11 @@ namespace {
 
 /// Shape inference re-exports the whole model, so it only runs after a pass that may have left a
 /// value with a stale or missing type, or made a new constant from which inference can learn
-/// static shapes downstream. The passes below only remove nodes, merge equal computations or
-/// bypass a node whose input already has the output's exact type; their outputs keep their types
-/// (a test checks that skipping inference after them changes nothing).
-bool needsShapeInference(const PassResult& r, const ir::Model& model, ir::ValueId valueLimitBefore) {
-    static const std::set<std::string> kTypePreserving = {"algebraic", "cse", "dce"};
+/// static shapes downstream. Passes that declare preservesValueTypes() (algebraic, cse, dce) are
+/// skipped unless they folded a constant (a test checks that skipping them changes nothing).
+bool needsShapeInference(const Pass& pass, const PassResult& r, const ir::Model& model, ir::ValueId valueLimitBefore) {
     if (!r.changed) return false;
-    if (!kTypePreserving.count(r.name)) return true;
+    if (!pass.preservesValueTypes()) return true;
     for (const Change& c : r.changes)
         if (c.kind == ChangeKind::Folded) return true;
     // Safety net: a value the pass created (ids are never reused) that has no type yet.
@@ -37,6 +33,7 @@ void PassManager::addLevel(Level level) {
 PipelineResult PassManager::run(ir::Model& model, const PipelineOptions& options) const {
     PipelineResult out;
     if (options.keepSnapshots) out.initial = std::make_shared<const ir::Model>(model);
+    for (ir::NodeId n : model.graph.nodeOrder()) out.originalNodeNames.emplace(n, model.graph.node(n).displayName());
     int maxIter = options.fixedPoint ? std::max(1, options.maxIterations) : 1;
     for (int it = 0; it < maxIter; ++it) {
         bool changed = false;
@@ -45,7 +42,7 @@ PipelineResult PassManager::run(ir::Model& model, const PipelineOptions& options
             step.iteration = it;
             const ir::ValueId valueLimit = model.graph.valueIdLimit();
             step.result = pass->run(model, options.pass);
-            if (options.inferShapesAfterEachPass && needsShapeInference(step.result, model, valueLimit)) {
+            if (options.inferShapesAfterEachPass && needsShapeInference(*pass, step.result, model, valueLimit)) {
                 try { onnxio::inferShapes(model); } catch (...) { /* shapes stay as they were */ }
             }
             changed |= step.result.changed;

@@ -3,6 +3,7 @@
 // ir::Model copies: structure is copied, initializer payloads are shared (Buffer), so many
 // snapshots of a large model cost little.
 #include <functional>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -31,6 +32,9 @@ struct PipelineStep {
 
 struct PipelineResult {
     std::shared_ptr<const ir::Model> initial;   ///< snapshot before the first pass
+    /// Display names of the main graph's nodes before the first pass, by id (kept even without
+    /// snapshots), so reports can name the nodes a change's provenance points to.
+    std::map<ir::NodeId, std::string> originalNodeNames;
     std::vector<PipelineStep> steps;
     int iterations = 0;
 };

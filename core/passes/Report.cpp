@@ -2,7 +2,7 @@
 
 namespace passlens::passes {
 
-nlohmann::ordered_json passResultToJson(const PassResult& r) {
+nlohmann::ordered_json passResultToJson(const PassResult& r, const std::map<ir::NodeId, std::string>* originalNames) {
     nlohmann::ordered_json j;
     j["name"] = r.name;
     j["nodes_before"] = r.nodesBefore;
@@ -17,6 +17,12 @@ nlohmann::ordered_json passResultToJson(const PassResult& r) {
         e["nodes"] = c.nodeNames;
         e["node_ids"] = c.nodes;
         e["provenance"] = c.provenance;
+        // Provenance ids are ids of the model before the pipeline: name them while it is at hand.
+        if (originalNames && c.graphPath.empty() && !c.provenance.empty()) {
+            auto& names = e["came_from"] = nlohmann::ordered_json::array();
+            for (ir::NodeId id : c.provenance)
+                if (auto it = originalNames->find(id); it != originalNames->end()) names.push_back(it->second);
+        }
         e["reason"] = c.reason;
         changes.push_back(std::move(e));
     }
@@ -37,7 +43,7 @@ nlohmann::ordered_json pipelineToJson(const PipelineResult& r) {
     nlohmann::ordered_json j;
     j["iterations"] = r.iterations;
     auto& passes = j["passes"] = nlohmann::ordered_json::array();
-    for (const auto& s : r.steps) passes.push_back(passResultToJson(s.result));
+    for (const auto& s : r.steps) passes.push_back(passResultToJson(s.result, &r.originalNodeNames));
     return j;
 }
 

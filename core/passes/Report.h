@@ -6,7 +6,9 @@
 
 namespace passlens::passes {
 
-nlohmann::ordered_json passResultToJson(const PassResult& r);
+/// `originalNames` (main-graph node names before the pipeline, by id) lets changes name the nodes
+/// they came from ("came_from").
+nlohmann::ordered_json passResultToJson(const PassResult& r, const std::map<ir::NodeId, std::string>* originalNames = nullptr);
 nlohmann::ordered_json pipelineToJson(const PipelineResult& r);
 
 }  // namespace passlens::passes

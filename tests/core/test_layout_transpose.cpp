@@ -12,48 +12,15 @@
 #include "passes/PassRegistry.h"
 #include "passes/layout/LayoutPasses.h"
 #include "TestSupport.h"
+#include "test_layout_support.h"
 
 using namespace passlens;
 using namespace passlens::ir;
 
-namespace {
-
-size_t countOp(const Model& m, const std::string& op) {
-    size_t n = 0;
-    for (NodeId id : m.graph.nodeOrder())
-        if (m.graph.node(id).opType == op) ++n;
-    return n;
-}
-
-Attribute perm(std::vector<int64_t> p) { return Attribute::makeInts("perm", std::move(p)); }
-
-/// Runs `passes` on a copy and checks the outputs match the original on random inputs.
-Model optimizeAndCompare(const Model& m, const std::vector<std::unique_ptr<passes::Pass>>& ps,
-                         const std::string& layout = "",
-                         const std::vector<std::pair<std::string, int64_t>>& dims = {}, double rtol = 1e-4) {
-    Model out = m;
-    passes::PassOptions o;
-    o.targetLayout = layout;
-    for (const auto& p : ps) p->run(out, o);
-    auto inputs = eval::randomInputs(m, 7, dims);
-    eval::RunOptions ro;
-    ro.dims = dims;
-    auto ref = eval::run(m, inputs, ro);
-    auto got = eval::run(out, inputs, ro);
-    EXPECT_FALSE(ref.empty());
-    EXPECT_EQ(got.size(), ref.size());
-    for (const auto& d : eval::compareOutputs(m, got, ref, rtol, 1e-5))
-        EXPECT_TRUE(d.ok) << d.name << " maxAbs " << d.maxAbs << " maxRel " << d.maxRel;
-    return out;
-}
-
-std::vector<std::unique_ptr<passes::Pass>> transposeOnly() {
-    std::vector<std::unique_ptr<passes::Pass>> v;
-    v.push_back(passes::makeTransposePass());
-    return v;
-}
-
-}  // namespace
+using test::countOp;
+using test::optimizeAndCompare;
+using test::perm;
+using test::transposeOnly;
 
 TEST(LayoutTranspose, CancelsInversePair) {
     GraphBuilder b("pair");
@@ -146,7 +113,7 @@ TEST(LayoutTranspose, MissedRemarkNamesLayoutSensitiveOp) {
     Model out = b.finish();
     auto res = passes::makeTransposePass()->run(out, {});
     ASSERT_FALSE(res.remarks.empty());
-    EXPECT_NE(res.remarks.back().message.find("conv is layout-sensitive"), std::string::npos) << res.remarks.back().message;
+    EXPECT_NE(res.remarks.back().message.find("stopped by conv (Conv): layout-sensitive"), std::string::npos) << res.remarks.back().message;
 }
 
 TEST(LayoutTranspose, ConcatAxisRewritten) {
@@ -295,13 +262,31 @@ TEST(LayoutTranspose, ReduceKeepdimsAxesRewritten) {
     EXPECT_EQ(countOp(out, "Transpose"), 0u);
 }
 
-TEST(LayoutTranspose, ReduceWithoutKeepdimsNotPushed) {
+TEST(LayoutTranspose, ReduceWithoutKeepdimsPushedWithSqueezedPerm) {
     GraphBuilder b("reduce0", 13);
     auto x = b.input("x", DataType::Float, {1, 3, 4, 5});
     auto t = b.op("Transpose", {x}, {perm({0, 2, 3, 1})});
     b.output(b.op("ReduceMax", {t}, {Attribute::makeInts("axes", {1}), Attribute::makeInt("keepdims", 0)}));
     Model out = optimizeAndCompare(b.finish(), transposeOnly());
-    EXPECT_EQ(countOp(out, "Transpose"), 1u);
+    ASSERT_EQ(countOp(out, "Transpose"), 1u);
+    for (NodeId n : out.graph.nodeOrder()) {
+        const Node& node = out.graph.node(n);
+        if (node.opType == "ReduceMax") {
+            EXPECT_EQ(node.attrInts("axes"), std::vector<int64_t>{2});
+        }
+        if (node.opType == "Transpose") {
+            EXPECT_EQ(node.attrInts("perm"), (std::vector<int64_t>{0, 2, 1}));
+        }
+    }
+}
+
+TEST(LayoutTranspose, ReduceOverSpatialAxesWithoutKeepdimsNeedsNoTranspose) {
+    GraphBuilder b("gap_tf", 11);
+    auto x = b.input("x", DataType::Float, {1, 3, 4, 5});
+    auto t = b.op("Transpose", {x}, {perm({0, 2, 3, 1})});  // NHWC, then a TF-style global mean
+    b.output(b.op("ReduceMean", {t}, {Attribute::makeInts("axes", {1, 2}), Attribute::makeInt("keepdims", 0)}));
+    Model out = optimizeAndCompare(b.finish(), transposeOnly());
+    EXPECT_EQ(countOp(out, "Transpose"), 0u);  // [N,C] comes out the same either way
 }
 
 TEST(LayoutTranspose, SoftmaxOpset13AxisRewritten) {

@@ -2,7 +2,7 @@
 // the ONNX op, data input 0 / output 0 channels-last. Correctness first: transpose the data to
 // NCHW, run the standard kernel, transpose the result back.
 #include "eval/Kernel.h"
-#include "passes/layout/LayoutPasses.h"
+#include "passes/layout/NhwcDomain.h"
 #include "passes/layout/TransposeUtil.h"
 
 namespace passlens::eval {
@@ -10,10 +10,7 @@ namespace passlens::eval {
 using namespace passlens::ir;
 
 void registerChannelsLast(KernelRegistry& r) {
-    for (const char* op : {"Conv", "ConvTranspose", "MaxPool", "AveragePool", "LpPool", "BatchNormalization",
-                           "InstanceNormalization", "GlobalAveragePool", "GlobalMaxPool", "Resize", "Upsample", "LRN",
-                           "DepthToSpace", "SpaceToDepth"}) {
-        const std::string opType = op;
+    for (const std::string& opType : passes::nhwcOps()) {
         KernelInfo k;
         k.fn = [opType](KernelContext& c) -> std::vector<TensorPtr> {
             const int64_t onnxOpset = c.model.opsetFor("");

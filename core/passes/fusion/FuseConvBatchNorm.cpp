@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "passes/fusion/FusionPasses.h"
+#include "passes/fusion/PatternUtil.h"
 
 namespace passlens::passes {
 
@@ -16,13 +17,6 @@ const Tensor* floatConstant(const Graph& g, ValueId v) {
     const Value& val = g.value(v);
     if (!val.initializer || val.isGraphInput || val.initializer->dtype != DataType::Float) return nullptr;
     return val.initializer.get();
-}
-
-std::string readersOf(const Graph& g, ValueId v) {
-    std::string s;
-    for (NodeId c : g.value(v).consumers) s += (s.empty() ? "" : ", ") + g.node(c).displayName();
-    if (g.value(v).isGraphOutput) s += (s.empty() ? "" : ", ") + std::string("the graph output");
-    return s;
 }
 
 }  // namespace
@@ -41,11 +35,10 @@ void FuseConvBatchNorm::runImpl(PassContext& ctx) const {
             const Node& conv = g.node(convId);
             const std::string pair = conv.displayName() + " + " + bn.displayName();
             // Cheap structural preconditions first, each refusal a missed remark.
-            if (g.value(x).consumers.size() != 1 || g.value(x).isGraphOutput) {
+            if (pattern::readerCount(g, x) != 1) {
                 rw.missed({convId, bnId},
                           pair + " not folded: " + conv.displayName() + "'s output has " +
-                              std::to_string(g.value(x).consumers.size() + (g.value(x).isGraphOutput ? 1 : 0)) +
-                              " readers (" + readersOf(g, x) + ")",
+                              std::to_string(pattern::readerCount(g, x)) + " readers (" + pattern::readersOf(g, x) + ")",
                           {x});
                 continue;
             }
@@ -111,6 +104,28 @@ void FuseConvBatchNorm::runImpl(PassContext& ctx) const {
 void registerFusionPasses(PassRegistry& r) {
     r.add("fuse-conv-bn", FuseConvBatchNorm().description(), Level::Extended, 200,
           [] { return std::make_unique<FuseConvBatchNorm>(); });
+    // Before the Conv folds, so a HardSwish's own +3 is not offered to them as a bias.
+    r.add("fuse-hard-swish", FuseHardSwish().description(), Level::Extended, 202,
+          [] { return std::make_unique<FuseHardSwish>(); });
+    r.add("fuse-conv-mul-add", FuseConvScaleShift().description(), Level::Extended, 205,
+          [] { return std::make_unique<FuseConvScaleShift>(); });
+    r.add("fuse-layer-norm", FuseLayerNorm().description(), Level::Extended, 210,
+          [] { return std::make_unique<FuseLayerNorm>(); });
+    r.add("fuse-matmul-add", FuseMatMulAdd().description(), Level::Extended, 230,
+          [] { return std::make_unique<FuseMatMulAdd>(); });
+    r.add("fuse-prelu", FusePRelu().description(), Level::Extended, 240,
+          [] { return std::make_unique<FusePRelu>(); });
+    r.add("fuse-global-pool", FuseGlobalPool().description(), Level::Extended, 250,
+          [] { return std::make_unique<FuseGlobalPool>(); });
+    r.add("fuse-gelu", FuseGelu().description(), Level::Extended, 260,
+          [] { return std::make_unique<FuseGelu>(); });
+    r.add("fuse-silu", FuseSilu().description(), Level::Extended, 265,
+          [] { return std::make_unique<FuseSilu>(); });
+    // After the patterns above, which match the exporters' own constant steps (+3, /6, ...).
+    r.add("fold-constant-chains", FoldConstantChains().description(), Level::Extended, 270,
+          [] { return std::make_unique<FoldConstantChains>(); });
+    r.add("detect-attention", DetectAttention().description(), Level::Extended, 290,
+          [] { return std::make_unique<DetectAttention>(); });
 }
 
 }  // namespace passlens::passes

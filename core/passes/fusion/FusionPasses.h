@@ -15,6 +15,96 @@ protected:
     void runImpl(PassContext& ctx) const override;
 };
 
+/// ReduceMean, Sub, Pow, ReduceMean, Add ε, Sqrt, Div, Mul γ, Add β → LayerNormalization (opset ≥ 17).
+class FuseLayerNorm : public Pass {
+public:
+    std::string name() const override { return "fuse-layer-norm"; }
+    std::string description() const override { return "Fuses a decomposed layer normalization into LayerNormalization (opset 17)"; }
+protected:
+    void runImpl(PassContext& ctx) const override;
+};
+
+/// clip(x+3,0,6)/6 → HardSigmoid; x·clip(x+3,0,6)/6 and x·HardSigmoid(x) → HardSwish (opset ≥ 14).
+class FuseHardSwish : public Pass {
+public:
+    std::string name() const override { return "fuse-hard-swish"; }
+    std::string description() const override { return "Fuses decomposed HardSigmoid and HardSwish (opset 14) forms"; }
+protected:
+    void runImpl(PassContext& ctx) const override;
+};
+
+/// Add(MatMul(A, B), C) → Gemm for 2-D A, B and a constant C; 2-D Transposes of A/B → transA/transB.
+class FuseMatMulAdd : public Pass {
+public:
+    std::string name() const override { return "fuse-matmul-add"; }
+    std::string description() const override { return "Fuses a 2-D MatMul and the Add of a constant bias into Gemm (Transposes as transA/transB)"; }
+protected:
+    void runImpl(PassContext& ctx) const override;
+};
+
+/// Conv → Mul/Add by a per-channel constant folded into the Conv's weights and bias.
+class FuseConvScaleShift : public Pass {
+public:
+    std::string name() const override { return "fuse-conv-mul-add"; }
+    std::string description() const override { return "Folds a per-channel constant Mul or Add after a Conv into its weights and bias"; }
+protected:
+    void runImpl(PassContext& ctx) const override;
+};
+
+/// (x∘a)∘b with scalar constants a, b → x∘c (Mul/Div and Add/Sub chains).
+class FoldConstantChains : public Pass {
+public:
+    std::string name() const override { return "fold-constant-chains"; }
+    std::string description() const override { return "Folds two elementwise steps by scalar constants into one ((x·a)·b → x·ab, (x+a)−b → x+(a−b))"; }
+protected:
+    void runImpl(PassContext& ctx) const override;
+};
+
+/// Relu(x) − α·Relu(−x) (and + β·Relu(−x)) → PRelu.
+class FusePRelu : public Pass {
+public:
+    std::string name() const override { return "fuse-prelu"; }
+    std::string description() const override { return "Fuses Relu(x) − α·Relu(−x) forms into PRelu"; }
+protected:
+    void runImpl(PassContext& ctx) const override;
+};
+
+/// ReduceMean over all spatial axes (one node or two chained) → GlobalAveragePool.
+class FuseGlobalPool : public Pass {
+public:
+    std::string name() const override { return "fuse-global-pool"; }
+    std::string description() const override { return "Fuses ReduceMean over every spatial axis (one or two nodes) into GlobalAveragePool"; }
+protected:
+    void runImpl(PassContext& ctx) const override;
+};
+
+/// GELU erf/tanh forms: found and reported (Gelu needs opset 20).
+class FuseGelu : public Pass {
+public:
+    std::string name() const override { return "fuse-gelu"; }
+    std::string description() const override { return "Finds GELU (erf and tanh forms); Gelu needs opset 20, so each is reported and kept"; }
+protected:
+    void runImpl(PassContext& ctx) const override;
+};
+
+/// x·Sigmoid(k·x): found and reported (no standard op).
+class FuseSilu : public Pass {
+public:
+    std::string name() const override { return "fuse-silu"; }
+    std::string description() const override { return "Finds x·Sigmoid(k·x) (SiLU, QuickGELU); reported and kept (no standard op)"; }
+protected:
+    void runImpl(PassContext& ctx) const override;
+};
+
+/// Attention detection: applied remark listing Q·Kᵀ, scale, mask, Softmax and ·V; no rewrite.
+class DetectAttention : public Pass {
+public:
+    std::string name() const override { return "detect-attention"; }
+    std::string description() const override { return "Marks scaled dot-product attention (Q·Kᵀ, scale, mask, Softmax, ·V); no rewrite"; }
+protected:
+    void runImpl(PassContext& ctx) const override;
+};
+
 void registerFusionPasses(PassRegistry& registry);
 
 }  // namespace passlens::passes

@@ -18,14 +18,6 @@ namespace {
 const Perm kToNhwc = {0, 2, 3, 1};
 const Perm kToNchw = {0, 3, 1, 2};
 
-const std::set<std::string>& layoutSensitiveOps() {
-    static const std::set<std::string> ops = {"Conv", "ConvTranspose", "MaxPool", "AveragePool", "LpPool",
-                                              "BatchNormalization", "InstanceNormalization", "GlobalAveragePool",
-                                              "GlobalMaxPool", "Resize", "Upsample", "LRN", "DepthToSpace",
-                                              "SpaceToDepth"};
-    return ops;
-}
-
 /// Only the data tensor (input 0 / output 0) changes layout; other outputs must be absent.
 bool convertible(const Graph& g, const Node& n, std::string& why) {
     if (n.inputs.empty() || n.inputs[0] == kNone) { why = "no data input"; return false; }
@@ -74,7 +66,7 @@ protected:
                 if (!g.hasNode(n)) continue;
                 const Node& node = g.node(n);
                 if (toNhwc) {
-                    if (!node.domain.empty() || !layoutSensitiveOps().count(node.opType)) continue;
+                    if (!node.domain.empty() || !isNhwcOp(node.opType)) continue;
                     rw.setRule("to-nhwc");
                     std::string why;
                     if (!convertible(g, node, why)) {
@@ -95,7 +87,7 @@ protected:
         const bool used = !nonStandardDomains(ctx.model()).empty() &&
                           std::ranges::count(nonStandardDomains(ctx.model()), std::string(kNhwcDomain)) > 0;
         auto it = std::find_if(ops.begin(), ops.end(), [](const OpsetImport& o) { return o.domain == kNhwcDomain; });
-        if (used && it == ops.end()) ctx.model().setOpset(kNhwcDomain, 1);
+        if (used && it == ops.end()) ctx.model().setOpset(kNhwcDomain, kNhwcDomainVersion);
         if (!used && it != ops.end()) ops.erase(it);
     }
 };

@@ -1,10 +1,6 @@
 #pragma once
-// Layout transformation (NCHW <-> NHWC) and transpose optimization.
-//
-// Representation of channels-last ops: a layout-sensitive op (Conv, MaxPool, ...) converted to
-// NHWC keeps its op type and every attribute and non-data input, moves to the domain
-// "passlens.nhwc" (opset 1) and reads/writes its data tensor (input 0 / output 0) in NHWC order.
-// Weights, scales, sizes and pads stay exactly as in the NCHW op.
+// Layout transformation (NCHW <-> NHWC) and transpose optimization. The channels-last domain
+// the layout pass writes is declared in NhwcDomain.h.
 #include <memory>
 #include <string>
 #include <vector>
@@ -12,10 +8,9 @@
 #include "ir/Model.h"
 #include "passes/Pass.h"
 #include "passes/PassRegistry.h"
+#include "passes/layout/NhwcDomain.h"
 
 namespace passlens::passes {
-
-inline constexpr const char* kNhwcDomain = "passlens.nhwc";
 
 /// `transpose`: cancels, composes, folds and pushes Transposes through layout-agnostic ops.
 std::unique_ptr<Pass> makeTransposePass();

@@ -1,13 +1,15 @@
 // The `transpose` pass: a sweep over the graph in topological order (repeated to a fixed point)
-// that simplifies every Transpose (identity, constant fold, compose with a producing Transpose)
-// and pushes Transposes down through ops that have a push rule in the handler table below
-// (as ONNX Runtime's transpose_optimizer). Every mutation goes through the Rewriter.
-#include <functional>
-#include <map>
+// that simplifies every Transpose (identity, constant fold, compose with a producing Transpose),
+// pushes Transposes down through ops with a push rule (TransposeRules.cpp, as ONNX Runtime's
+// transpose optimizer) and takes 2-D [1,0] Transposes into Gemm's transA/transB (a MatMul becomes
+// a Gemm). Afterwards a Transpose that only moves length-1 axes becomes a Reshape, and every
+// Transpose left gets a missed remark naming the op that stopped it. Every mutation goes through
+// the Rewriter, each with its rule name.
 #include <set>
 #include <unordered_map>
 
 #include "passes/layout/LayoutPasses.h"
+#include "passes/layout/TransposeRules.h"
 #include "passes/layout/TransposeUtil.h"
 
 namespace passlens::passes {
@@ -25,99 +27,17 @@ std::string permText(const Perm& p) {
 
 bool isTranspose(const Node& n) { return n.opType == "Transpose" && n.domain.empty(); }
 
-// ---- handler table: op type -> how a perm moves through it ---------------------------------------
-struct PushRule {
-    /// Input slots that carry the layout (broadcast together with the data).
-    std::function<std::vector<size_t>(const Node&)> slots;
-    /// Rewrites axis attributes for data now in the pre-transpose layout; false + why to refuse.
-    std::function<bool(const Model&, const Node&, const Perm&, std::vector<Attribute>&, std::string&)> attrs;
-};
+bool isStdOp(const Node& n, const char* op) { return n.opType == op && (n.domain.empty() || n.domain == "ai.onnx"); }
 
-std::vector<size_t> allSlots(const Node& n) {
-    std::vector<size_t> s;
-    for (size_t i = 0; i < n.inputs.size(); ++i) s.push_back(i);
-    return s;
-}
-std::vector<size_t> firstSlot(const Node&) { return {0}; }
-
-bool keepAttrs(const Model&, const Node&, const Perm&, std::vector<Attribute>&, std::string&) { return true; }
-
-int64_t normalizeAxis(int64_t a, size_t rank) { return a < 0 ? a + static_cast<int64_t>(rank) : a; }
-
-bool rewriteSingleAxis(const Node& n, const Perm& p, std::vector<Attribute>& attrs, int64_t dflt) {
-    int64_t a = normalizeAxis(n.attrInt("axis", dflt), p.size());
-    if (a < 0 || a >= static_cast<int64_t>(p.size())) return false;
-    for (auto& at : attrs)
-        if (at.name == "axis") at.i = p[static_cast<size_t>(a)];
-    if (!n.attr("axis")) attrs.push_back(Attribute::makeInt("axis", p[static_cast<size_t>(a)]));
-    return true;
+/// Ops a Transpose can move into or through: the push rules plus the Gemm flags (and MatMul
+/// becoming a Gemm).
+bool takesTranspose(const Node& n) {
+    return isTranspose(n) || pushRuleFor(n) || isStdOp(n, "Gemm") || isStdOp(n, "MatMul");
 }
 
-bool concatAttrs(const Model&, const Node& n, const Perm& p, std::vector<Attribute>& attrs, std::string& why) {
-    if (!rewriteSingleAxis(n, p, attrs, 0)) { why = "axis out of range"; return false; }
-    return true;
-}
-
-bool softmaxAttrs(const Model& m, const Node& n, const Perm& p, std::vector<Attribute>& attrs, std::string& why) {
-    const int64_t opset = m.opsetFor("");
-    if (opset >= 13) {
-        if (!rewriteSingleAxis(n, p, attrs, -1)) { why = "axis out of range"; return false; }
-        return true;
-    }
-    // Before opset 13 the input is coerced to 2-D at `axis`: the result is unchanged only when the
-    // perm maps the trailing block [axis, rank) onto itself (softmax ignores order inside it).
-    int64_t a = normalizeAxis(n.attrInt("axis", 1), p.size());
-    for (size_t i = 0; i < p.size(); ++i)
-        if ((static_cast<int64_t>(i) >= a) != (p[i] >= a)) {
-            why = n.opType + " (opset " + std::to_string(opset) + ") flattens at axis " + std::to_string(a) +
-                  " and the perm mixes the two blocks";
-            return false;
-        }
-    return true;
-}
-
-bool reduceAttrs(const Model& m, const Node& n, const Perm& p, std::vector<Attribute>& attrs, std::string& why) {
-    if (n.attrInt("keepdims", 1) == 0) { why = n.opType + " with keepdims=0 changes the rank"; return false; }
-    const int64_t opset = m.opsetFor("");
-    const bool axesAsInput = (n.opType == "ReduceSum" && opset >= 13) || opset >= 18;
-    if (axesAsInput && n.inputs.size() > 1 && n.inputs[1] != kNone) { why = "axes given as an input"; return false; }
-    for (auto& at : attrs)
-        if (at.name == "axes")
-            for (auto& a : at.ints) {
-                int64_t na = normalizeAxis(a, p.size());
-                if (na < 0 || na >= static_cast<int64_t>(p.size())) { why = "axis out of range"; return false; }
-                a = p[static_cast<size_t>(na)];
-            }
-    return true;
-}
-
-const std::map<std::string, PushRule>& pushRules() {
-    static const std::map<std::string, PushRule> table = [] {
-        std::map<std::string, PushRule> t;
-        for (const char* op : {"Relu", "Sigmoid", "Tanh", "Abs", "Neg", "Exp", "Log", "Sqrt", "Reciprocal", "Floor",
-                               "Ceil", "Round", "Erf", "Sign", "Not", "Softplus", "Softsign", "HardSigmoid",
-                               "HardSwish", "LeakyRelu", "Elu", "Selu", "Celu", "ThresholdedRelu", "Identity", "Cast",
-                               "Sin", "Cos", "Clip", "IsNaN", "IsInf", "Mish", "Gelu"})
-            t[op] = {firstSlot, keepAttrs};
-        for (const char* op : {"Add", "Sub", "Mul", "Div", "Pow", "Max", "Min", "Sum", "Mean", "Equal", "Greater",
-                               "Less", "GreaterOrEqual", "LessOrEqual", "And", "Or", "Xor", "Where", "PRelu", "Mod",
-                               "BitShift"})
-            t[op] = {allSlots, keepAttrs};
-        t["Concat"] = {allSlots, concatAttrs};
-        t["Softmax"] = {firstSlot, softmaxAttrs};
-        t["LogSoftmax"] = {firstSlot, softmaxAttrs};
-        for (const char* op : {"ReduceMean", "ReduceMax", "ReduceMin", "ReduceSum", "ReduceProd", "ReduceL1",
-                               "ReduceL2", "ReduceLogSum", "ReduceLogSumExp", "ReduceSumSquare"})
-            t[op] = {firstSlot, reduceAttrs};
-        return t;
-    }();
-    return table;
-}
-
-const PushRule* ruleFor(const Node& n) {
-    if (!n.domain.empty()) return nullptr;
-    auto it = pushRules().find(n.opType);
-    return it == pushRules().end() ? nullptr : &it->second;
+int64_t onnxOpset(const Model& m) {
+    const int64_t v = m.opsetFor("");
+    return v ? v : m.opsetFor("ai.onnx");
 }
 
 class TransposeOptimizer {
@@ -133,10 +53,15 @@ public:
                 if (!g_.hasNode(n)) continue;
                 const Node& node = g_.node(n);
                 if (isTranspose(node)) changed |= simplify(n);
-                else if (const PushRule* r = ruleFor(node)) changed |= push(n, *r);
+                else if (isStdOp(node, "Gemm")) changed |= absorbIntoGemm(n);
+                else if (isStdOp(node, "MatMul") && (swappedMatrix(node, 0) != kNone || swappedMatrix(node, 1) != kNone))
+                    changed |= matmulToGemm(n);
+                else if (const PushRule* r = pushRuleFor(node)) changed |= push(n, *r);
             }
             if (!changed) break;
         }
+        for (NodeId t : std::vector<NodeId>(g_.nodeOrder()))
+            if (g_.hasNode(t) && isTranspose(g_.node(t))) toReshape(t);
         reportStuck();
     }
 
@@ -200,8 +125,13 @@ private:
     /// Pushes the Transposes feeding node `c` below it when that does not add Transposes.
     bool push(NodeId c, const PushRule& rule) {
         const Node& node = g_.node(c);
-        if (node.outputs.size() != 1 || node.outputs[0] == kNone) return false;
-        std::vector<size_t> slots = rule.slots(node);
+        std::vector<size_t> outs;  // present outputs; each gets a Transpose back to the old layout
+        for (size_t i = 0; i < node.outputs.size(); ++i)
+            if (node.outputs[i] != kNone) outs.push_back(i);
+        if (outs.empty()) return false;
+        std::vector<size_t> slots;
+        for (size_t s : rule.slots(node))
+            if (s < node.inputs.size()) slots.push_back(s);
         std::optional<Perm> perm;
         NodeId firstT = kNone;
         for (size_t s : slots) {
@@ -221,6 +151,7 @@ private:
         std::set<NodeId> removable;
         size_t added = 0;
         std::string why;
+        const auto keepRank = static_cast<size_t>(rule.keepRankAtMost);
         for (size_t s : slots) {
             ValueId v = node.inputs[s];
             if (v == kNone) continue;
@@ -232,6 +163,7 @@ private:
             }
             if (TensorPtr k = constantOf(g_, v)) {
                 if (k->elementCount() == 1 && k->dims.size() <= rank) continue;  // broadcasts either way
+                if (k->dims.size() <= keepRank) continue;
                 if (k->dims.size() > rank) { why = "constant operand has a higher rank"; break; }
                 Tensor padded = *k;
                 padded.dims.insert(padded.dims.begin(), rank - k->dims.size(), 1);
@@ -241,7 +173,7 @@ private:
                 continue;
             }
             int64_t r = rankOf(g_, v);
-            if (r == 0) continue;
+            if (r == 0 || (r > 0 && static_cast<size_t>(r) <= keepRank)) continue;
             if (r != static_cast<int64_t>(rank)) {
                 why = "operand '" + g_.value(v).name + "' has " + (r < 0 ? "an unknown rank" : "a lower rank");
                 break;
@@ -249,10 +181,16 @@ private:
             plans[s] = {Kind::Insert, v, nullptr};
             ++added;
         }
-        std::vector<Attribute> attrs = node.attributes;
-        if (why.empty()) rule.attrs(rw_.model(), node, *perm, attrs, why);
-        if (why.empty() && added >= removable.size())
-            why = "pushing would add " + std::to_string(added + 1) + " Transpose(s) and remove " +
+        PushEdit edit;
+        if (why.empty()) rule.edit(RuleInput{rw_.model(), g_, node, *perm, onnxOpset(rw_.model())}, edit, why);
+        // Cost: the Transposes added (inserted inputs, one per output) against those likely removed.
+        // Extra outputs (Split) are free when their readers are likely to take the Transpose further.
+        const Perm outPerm = edit.outputPerm.value_or(*perm);
+        size_t outputCost = isIdentity(outPerm) ? 0 : 1;
+        for (size_t k = 1; k < outs.size(); ++k)
+            if (!outputTakesTranspose(node.outputs[outs[k]])) ++outputCost;
+        if (why.empty() && added + outputCost > removable.size())
+            why = "pushing would add " + std::to_string(added + outputCost) + " Transpose(s) and remove " +
                   std::to_string(removable.size());
         if (!why.empty()) {
             blocked_[c] = why;
@@ -281,16 +219,113 @@ private:
             }
             }
         }
-        ValueId out = node.outputs[0];
-        ValueId newOut = rw_.newValue(g_.value(out).name + "_pre", permutedType(g_.value(out).type, inv));
+        for (const auto& [slot, tensor] : edit.inputs) {  // axes / pads rewritten for the new layout
+            if (slot >= inputs.size()) inputs.resize(slot + 1, kNone);
+            const std::string hint = inputs[slot] != kNone ? g_.value(inputs[slot]).name : name + "_axes";
+            if (inputs[slot] != kNone) oldInputs.push_back(inputs[slot]);
+            inputs[slot] = rw_.newInitializer(hint + "_perm", tensor);
+        }
+        std::vector<ValueId> oldOuts = node.outputs, newOuts = node.outputs;
+        const bool outputTransposed = !isIdentity(outPerm);
+        if (outputTransposed)
+            for (size_t k : outs)
+                newOuts[k] = rw_.newValue(g_.value(oldOuts[k]).name + "_pre",
+                                          permutedType(g_.value(oldOuts[k]).type, invert(outPerm)));
+        std::vector<bool> read(oldOuts.size(), false);
+        for (size_t k : outs) read[k] = !g_.value(oldOuts[k]).consumers.empty() || g_.value(oldOuts[k]).isGraphOutput;
         const std::string opType = node.opType, nodeName = node.name, domain = node.domain;
-        NodeId moved = rw_.replaceNodes({c}, opType, inputs, {newOut}, attrs, reason, nodeName, domain);
+        NodeId moved = rw_.replaceNodes({c}, opType, inputs, newOuts, edit.attrs, reason, nodeName, domain);
         for (auto [from, to] : inserted)
             rw_.addNode("Transpose", {from}, {to}, {Attribute::makeInts("perm", inv)}, {}, reason, "Transpose");
-        rw_.addNode("Transpose", {newOut}, {out}, {Attribute::makeInts("perm", *perm)}, {firstT}, reason, "Transpose");
+        for (size_t k : outs)
+            if (read[k] && outputTransposed)
+                rw_.addNode("Transpose", {newOuts[k]}, {oldOuts[k]}, {Attribute::makeInts("perm", outPerm)}, {firstT},
+                            reason, "Transpose");
         for (ValueId v : oldInputs) dropIfDead(v);
         rw_.applied({moved}, reason);
         blocked_.erase(c);
+        return true;
+    }
+
+    /// Input `slot` of `node` is a 2-D Transpose [1,0]: its input, else kNone.
+    ValueId swappedMatrix(const Node& node, size_t slot) const {
+        if (slot >= node.inputs.size() || node.inputs[slot] == kNone) return kNone;
+        NodeId p = g_.value(node.inputs[slot]).producer;
+        if (p == kNone || !isTranspose(g_.node(p))) return kNone;
+        auto q = permOf(g_, p);
+        return q && *q == Perm{1, 0} ? g_.node(p).inputs[0] : kNone;
+    }
+
+    /// Gemm(Transpose(A), B) = Gemm(A, B, transA = !transA); the same for B. C has no flag.
+    bool absorbIntoGemm(NodeId c) {
+        bool changed = false;
+        for (size_t s = 0; s < 2; ++s) {
+            ValueId x = swappedMatrix(g_.node(c), s);
+            if (x == kNone) continue;
+            const char* flag = s == 0 ? "transA" : "transB";
+            const ValueId old = g_.node(c).inputs[s];
+            const int64_t was = g_.node(c).attrInt(flag, 0);
+            const std::string reason = g_.node(g_.value(old).producer).displayName() + " [1,0] absorbed into " +
+                                       g_.node(c).displayName() + " as " + flag + "=" + std::to_string(1 - was);
+            rw_.setRule("transpose-into-Gemm");
+            rw_.setInput(c, s, x, reason);
+            rw_.setAttribute(c, Attribute::makeInt(flag, 1 - was), reason);
+            dropIfDead(old);
+            rw_.applied({c}, reason);
+            changed = true;
+        }
+        const Node& node = g_.node(c);
+        if (!changed && node.inputs.size() > 2 && node.inputs[2] != kNone && g_.value(node.inputs[2]).producer != kNone &&
+            isTranspose(g_.node(g_.value(node.inputs[2]).producer)))
+            blocked_[c] = "Gemm has no transpose flag for C";
+        return changed;
+    }
+
+    /// MatMul(Transpose(A), B) with 2-D operands becomes Gemm(A, B, transA=1) (same for B).
+    bool matmulToGemm(NodeId c) {
+        const Node& node = g_.node(c);
+        const ValueId a = swappedMatrix(node, 0), b = swappedMatrix(node, 1);
+        const DataType dt = g_.value(node.inputs[0]).type.elemType;
+        const int64_t opset = onnxOpset(rw_.model());
+        std::string why;
+        if (rankOf(g_, node.inputs[0]) != 2 || rankOf(g_, node.inputs[1]) != 2)
+            why = "MatMul with a batched or 1-D operand has no transpose flag (only 2-D operands become a Gemm)";
+        else if (dt != DataType::Float && dt != DataType::Double)
+            why = "MatMul on this element type does not become a Gemm";
+        else if (opset < 7)
+            why = "Gemm before opset 7 does not broadcast";
+        if (!why.empty()) {
+            blocked_[c] = why;
+            return false;
+        }
+        std::vector<ValueId> inputs = {a != kNone ? a : node.inputs[0], b != kNone ? b : node.inputs[1]};
+        if (opset < 11) {  // C is required before opset 11: a zero scalar
+            TensorPtr zero = dt == DataType::Float ? makeTensorOf(dt, {}, std::vector<float>{0.f})
+                                                   : makeTensorOf(dt, {}, std::vector<double>{0.0});
+            inputs.push_back(rw_.newInitializer(node.displayName() + "_zero", zero));
+        }
+        std::vector<Attribute> attrs;
+        if (a != kNone) attrs.push_back(Attribute::makeInt("transA", 1));
+        if (b != kNone) attrs.push_back(Attribute::makeInt("transB", 1));
+        const std::string reason = "MatMul " + node.displayName() + " of a transposed 2-D operand becomes a Gemm with " +
+                                   (a != kNone ? std::string("transA") : "") + (a != kNone && b != kNone ? " and " : "") +
+                                   (b != kNone ? std::string("transB") : "");
+        const std::vector<ValueId> oldInputs = node.inputs, outputs = node.outputs;
+        const std::string nodeName = node.name;
+        rw_.setRule("transpose-into-MatMul");
+        NodeId gemm = rw_.replaceNodes({c}, "Gemm", inputs, outputs, attrs, reason, nodeName);
+        for (ValueId v : oldInputs) dropIfDead(v);
+        rw_.applied({gemm}, reason);
+        blocked_.erase(c);
+        return true;
+    }
+
+    /// Every reader of `v` is likely to take a Transpose further (a Transpose in conservative mode).
+    bool outputTakesTranspose(ValueId v) const {
+        const Value& val = g_.value(v);
+        if (val.isGraphOutput) return false;
+        for (NodeId r : val.consumers)
+            if (conservative_ ? !isTranspose(g_.node(r)) : !takesTranspose(g_.node(r))) return false;
         return true;
     }
 
@@ -304,27 +339,83 @@ private:
                 if (r != y.consumers.front()) return false;
         }
         for (NodeId r : y.consumers)
-            if (!isTranspose(g_.node(r)) && !ruleFor(g_.node(r))) return false;
+            if (!takesTranspose(g_.node(r))) return false;
         return true;
     }
 
+    /// A Transpose that keeps the order of every axis longer than 1 (e.g. NHWC [N,1,1,C] to NCHW
+    /// [N,C,1,1]) does not move data: it becomes a Reshape. Dynamic axes must stay in place (0 in
+    /// the target shape), except one that the target's -1 can take.
+    bool toReshape(NodeId t) {
+        const Node& node = g_.node(t);
+        auto perm = permOf(g_, t);
+        if (!perm || onnxOpset(rw_.model()) < 5 || node.outputs[0] == kNone) return false;
+        const TypeInfo& type = g_.value(node.inputs[0]).type;
+        if (!type.isTensor() || !type.shape || type.shape->rank() != perm->size()) return false;
+        std::vector<int64_t> target;
+        int64_t lastMoved = -1;
+        bool inferredUsed = false;
+        for (size_t i = 0; i < perm->size(); ++i) {
+            const auto src = static_cast<size_t>((*perm)[i]);
+            const Dim& d = type.shape->dims[src];
+            if (d.isStatic() && *d.value == 1) { target.push_back(1); continue; }
+            if (static_cast<int64_t>(src) < lastMoved) return false;  // data order changes
+            lastMoved = static_cast<int64_t>(src);
+            if (d.isStatic() && *d.value > 0) target.push_back(*d.value);
+            else if (d.isStatic()) return false;  // 0 would mean "copy" in a Reshape shape
+            else if (src == i) target.push_back(0);
+            else if (!inferredUsed) { target.push_back(-1); inferredUsed = true; }
+            else return false;
+        }
+        const std::string reason = node.displayName() + " " + permText(*perm) +
+                                   " only moves axes of length 1, so the data order is unchanged: a Reshape";
+        const ValueId x = node.inputs[0], y = node.outputs[0];
+        const std::string name = node.name;
+        rw_.setRule("transpose-to-reshape");
+        const ValueId shape = rw_.newInitializer(node.displayName() + "_shape",
+                                                 makeTensorOf(DataType::Int64, {static_cast<int64_t>(target.size())}, target));
+        NodeId r = rw_.replaceNodes({t}, "Reshape", {x, shape}, {y}, {}, reason, name);
+        rw_.applied({r}, reason);
+        return true;
+    }
+
+    /// "conv (Conv)", or just "Conv#12" for an unnamed node.
+    static std::string opLabel(const Node& n) {
+        const std::string op = n.domain.empty() ? n.opType : n.domain + "." + n.opType;
+        return n.name.empty() ? n.displayName() : n.name + " (" + op + ")";
+    }
+
+    /// One missed remark per Transpose left in the graph, naming the op that stopped it.
     void reportStuck() {
         rw_.setRule("transpose-push");
         for (NodeId t : g_.nodeOrder()) {
             const Node& node = g_.node(t);
-            if (!isTranspose(node) || node.outputs[0] == kNone) continue;
+            if (!isTranspose(node) || node.outputs.empty() || node.outputs[0] == kNone) continue;
             const Value& y = g_.value(node.outputs[0]);
             std::string why;
-            if (y.isGraphOutput) why = "its output is a graph output";
-            for (NodeId r : y.consumers) {
+            NodeId stopper = kNone;
+            if (!permOf(g_, t)) why = "its perm is invalid or its input rank is unknown";
+            else if (y.isGraphOutput) why = "its output is a graph output";
+            for (NodeId r : y.consumers) {  // the first reader that refused, else one with no rule
                 if (!why.empty()) break;
                 const Node& rn = g_.node(r);
-                if (isTranspose(rn)) continue;
-                if (auto it = blocked_.find(r); it != blocked_.end()) why = rn.displayName() + ": " + it->second;
-                else if (!ruleFor(rn)) why = rn.displayName() + " is layout-sensitive";
+                if (auto it = blocked_.find(r); it != blocked_.end()) why = it->second;
+                else if (rn.domain == kNhwcDomain) why = "a channels-last op reads NHWC data here (layout boundary)";
+                else if (!takesTranspose(rn)) why = "layout-sensitive, no push rule";
+                else continue;
+                stopper = r;
             }
-            if (why.empty()) why = "no rule applies";
-            rw_.missed({t}, node.displayName() + " not pushed: " + why, {node.outputs[0]});
+            for (NodeId r : y.consumers)
+                if (why.empty() && !isTranspose(g_.node(r))) {
+                    stopper = r;
+                    why = "no push rule fired";
+                }
+            if (why.empty()) why = y.consumers.empty() ? "nothing reads its output" : "no rule applies";
+            std::string message = node.displayName() + " not pushed: ";
+            if (stopper != kNone) message += "stopped by " + opLabel(g_.node(stopper)) + ": ";
+            std::vector<NodeId> nodes = {t};
+            if (stopper != kNone) nodes.push_back(stopper);
+            rw_.missed(nodes, message + why, {node.outputs[0]});
         }
     }
 

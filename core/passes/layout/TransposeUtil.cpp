@@ -93,4 +93,27 @@ TypeInfo permutedType(const TypeInfo& t, const Perm& p) {
     return TypeInfo::tensor(t.elemType, s);
 }
 
+std::optional<std::vector<int64_t>> intValues(const Tensor& t) {
+    const int64_t n = t.elementCount();
+    std::vector<int64_t> v(static_cast<size_t>(n));
+    if (t.dtype == DataType::Int64 && t.data.size() == static_cast<size_t>(n) * 8) {
+        for (int64_t i = 0; i < n; ++i) v[static_cast<size_t>(i)] = t.as<int64_t>()[i];
+        return v;
+    }
+    if (t.dtype == DataType::Int32 && t.data.size() == static_cast<size_t>(n) * 4) {
+        for (int64_t i = 0; i < n; ++i) v[static_cast<size_t>(i)] = t.as<int32_t>()[i];
+        return v;
+    }
+    return std::nullopt;
+}
+
+TensorPtr intTensor(DataType dtype, const std::vector<int64_t>& values) {
+    const std::vector<int64_t> dims = {static_cast<int64_t>(values.size())};
+    if (dtype == DataType::Int32) {
+        std::vector<int32_t> narrow(values.begin(), values.end());
+        return makeTensorOf(DataType::Int32, dims, narrow);
+    }
+    return makeTensorOf(DataType::Int64, dims, values);
+}
+
 }  // namespace passlens::passes::layoututil

@@ -23,5 +23,9 @@ ir::TensorPtr transposeTensor(const ir::Tensor& t, const Perm& p);
 ir::TypeInfo permutedType(const ir::TypeInfo& t, const Perm& p);
 /// Rank from the value's type, -1 when unknown.
 int64_t rankOf(const ir::Graph& g, ir::ValueId v);
+/// The values of an int32/int64 tensor (axes, pads, starts), nullopt for other types.
+std::optional<std::vector<int64_t>> intValues(const ir::Tensor& t);
+/// A 1-D int32 or int64 tensor holding `values` (other dtypes fall back to int64).
+ir::TensorPtr intTensor(ir::DataType dtype, const std::vector<int64_t>& values);
 
 }  // namespace passlens::passes::layoututil

@@ -1,0 +1,98 @@
+// Conv followed by Mul or Add of a per-channel constant, folded into the Conv:
+//   Mul(Conv(x, W, b), s) → Conv(x, W·s[c], b·s[c])      Add(Conv(x, W, b), t) → Conv(x, W, b + t[c])
+// s/t must broadcast over the output channel only ([C,1,1], [1,C,1,1], a scalar...) and the
+// Conv's output must have the Mul/Add as its only reader. Chains (Mul then Add) fold one by one.
+#include <cmath>
+
+#include "passes/fusion/FusionPasses.h"
+#include "passes/fusion/PatternUtil.h"
+
+namespace passlens::passes {
+
+using namespace passlens::ir;
+using namespace passlens::passes::pattern;
+
+namespace {
+
+/// Per-output-channel values of `t` for a Conv output of rank `rank` with `channels` channels, or
+/// nullopt when `t` varies along any other axis (or would raise the output's rank).
+std::optional<std::vector<double>> perChannel(const Graph& g, ValueId t, size_t rank, int64_t channels) {
+    auto vals = floatValues(g, t);
+    const Tensor* tensor = constantOf(g, t);
+    if (!vals || !tensor || tensor->dims.size() > rank) return std::nullopt;
+    std::vector<int64_t> dims(rank - tensor->dims.size(), 1);
+    dims.insert(dims.end(), tensor->dims.begin(), tensor->dims.end());
+    for (size_t i = 0; i < rank; ++i)
+        if (dims[i] != 1 && !(i == 1 && dims[i] == channels)) return std::nullopt;
+    if (vals->size() == 1) return std::vector<double>(size_t(channels), (*vals)[0]);
+    return vals;
+}
+
+}  // namespace
+
+void FuseConvScaleShift::runImpl(PassContext& ctx) const {
+    ctx.forEachGraph([&](Rewriter& rw) {
+        Graph& g = rw.graph();
+        rw.setRule("fold-conv-mul-add");
+        for (NodeId start : std::vector<NodeId>(g.nodeOrder())) {
+            NodeId convId = start;
+            while (g.hasNode(convId) && isOp(g.node(convId), "Conv")) {
+                const Node& conv = g.node(convId);
+                ValueId y = conv.outputs[0];
+                if (g.value(y).consumers.empty()) break;
+                NodeId opId = g.value(y).consumers[0];
+                const Node& op = g.node(opId);
+                if ((!isOp(op, "Mul") && !isOp(op, "Add")) || op.inputs.size() != 2) break;
+                const bool isMul = op.opType == "Mul";
+                const Tensor* w = conv.inputs.size() > 1 ? constantOf(g, conv.inputs[1]) : nullptr;
+                if (!w || w->dtype != DataType::Float || w->dims.size() < 3) break;
+                const int64_t channels = w->dims[0];
+                ValueId k = otherInput(op, y);
+                auto coeff = k == kNone ? std::nullopt : perChannel(g, k, w->dims.size(), channels);
+                if (!coeff) break;  // not a per-channel constant: not this pattern
+                const std::string pair = conv.displayName() + " + " + op.displayName();
+                if (readerCount(g, y) != 1) {
+                    rw.missed({convId, opId}, pair + " not folded: " + conv.displayName() + "'s output has " +
+                                                  std::to_string(readerCount(g, y)) + " readers (" + readersOf(g, y) + ")",
+                              {y});
+                    break;
+                }
+                const Tensor* b = conv.inputs.size() > 2 && conv.inputs[2] != kNone ? constantOf(g, conv.inputs[2]) : nullptr;
+                if (conv.inputs.size() > 2 && conv.inputs[2] != kNone && (!b || b->dtype != DataType::Float)) {
+                    rw.missed({convId, opId}, pair + " not folded: " + conv.displayName() + "'s bias is not a float32 constant");
+                    break;
+                }
+                const int64_t perOut = w->elementCount() / channels;
+                std::vector<float> newW(w->as<float>(), w->as<float>() + w->elementCount());
+                std::vector<float> newB(size_t(channels), 0.f);
+                if (b) newB.assign(b->as<float>(), b->as<float>() + channels);
+                for (int64_t c = 0; c < channels; ++c) {
+                    const double s = (*coeff)[size_t(c)];
+                    if (isMul) {
+                        for (int64_t i = 0; i < perOut; ++i) newW[size_t(c * perOut + i)] = float(double(newW[size_t(c * perOut + i)]) * s);
+                        newB[size_t(c)] = float(double(newB[size_t(c)]) * s);
+                    } else {
+                        newB[size_t(c)] = float(double(newB[size_t(c)]) + s);
+                    }
+                }
+                std::vector<ValueId> oldConstants{conv.inputs[1], k};
+                if (b) oldConstants.push_back(conv.inputs[2]);
+                const std::string convName = conv.displayName();
+                ValueId wv = isMul ? rw.newInitializer(g.value(conv.inputs[1]).name + "_scaled", makeTensorOf(DataType::Float, w->dims, newW))
+                                   : conv.inputs[1];
+                ValueId bv = rw.newInitializer(convName + ".bias_folded", makeTensorOf(DataType::Float, {channels}, newB));
+                std::vector<Attribute> attrs = conv.attributes;
+                ValueId x = conv.inputs[0];
+                ValueId out = op.outputs[0];
+                convId = rw.replaceNodes({convId, opId}, "Conv", {x, wv, bv}, {out}, std::move(attrs),
+                                         pair + ": the per-channel " + (isMul ? "scale" : "shift") + " folded into the Conv's " +
+                                             (isMul ? "weights and bias" : "bias"),
+                                         convName);
+                rw.applied({convId}, pair + " folded into one Conv (per-channel " + std::string(isMul ? "Mul" : "Add") + ")");
+                removeUnreadConstants(rw, oldConstants, "folding into the Conv");
+            }
+        }
+    });
+}
+
+}  // namespace passlens::passes

@@ -1,0 +1,44 @@
+#pragma once
+// Small matching helpers shared by the pattern fusions: constants, scalars, producers, readers.
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "ir/Model.h"
+#include "passes/Rewriter.h"
+
+namespace passlens::passes::pattern {
+
+/// The constant tensor behind `v` (an initializer that is not a graph input), or nullptr.
+const ir::Tensor* constantOf(const ir::Graph& g, ir::ValueId v);
+/// A float constant as doubles (float32/float64/float16 not handled: float32 and float64 only).
+std::optional<std::vector<double>> floatValues(const ir::Graph& g, ir::ValueId v);
+/// A constant with exactly one element (any rank), as a double.
+std::optional<double> scalarOf(const ir::Graph& g, ir::ValueId v);
+/// The producer of `v` when it is a default-domain `opType` node, else kNone.
+ir::NodeId producerOf(const ir::Graph& g, ir::ValueId v, const std::string& opType);
+/// A default-domain node of the given type.
+bool isOp(const ir::Node& n, const std::string& opType);
+/// Nodes whose subgraphs read `v` by name (outer-scope captures are not consumers).
+std::vector<ir::NodeId> subgraphReaders(const ir::Graph& g, ir::ValueId v);
+/// True when `v` is read by anything but `reader` (another node, a subgraph, the graph output).
+bool readOutside(const ir::Graph& g, ir::ValueId v, const std::vector<ir::NodeId>& inside);
+/// Number of readers of `v`: consumer slots, one for a graph output, one per capturing node.
+size_t readerCount(const ir::Graph& g, ir::ValueId v);
+/// "Add_3, Mul_4, the graph output": who reads `v`.
+std::string readersOf(const ir::Graph& g, ir::ValueId v);
+/// Among the (two) inputs of a binary node, the one that is not `x` (kNone if neither is `x`).
+ir::ValueId otherInput(const ir::Node& n, ir::ValueId x);
+/// Static dims of `v`, when its shape is fully known.
+std::optional<std::vector<int64_t>> staticDims(const ir::Graph& g, ir::ValueId v);
+/// Rank of `v` when known.
+std::optional<size_t> rankOf(const ir::Graph& g, ir::ValueId v);
+/// Removes those of `candidates` that are initializers nothing reads any more (the constants a
+/// fusion's erased nodes read).
+void removeUnreadConstants(Rewriter& rw, const std::vector<ir::ValueId>& candidates, const std::string& why);
+/// The default-domain opset of the model.
+int64_t defaultOpset(const ir::Model& m);
+/// True when |a - b| <= tol·max(1, |b|).
+bool near(double a, double b, double tol = 1e-5);
+
+}  // namespace passlens::passes::pattern
