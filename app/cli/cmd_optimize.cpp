@@ -116,9 +116,10 @@ REGISTER_COMMAND({
                 << missed << std::setw(10) << std::fixed << std::setprecision(2) << s.result.ms << "\n";
         }
         if (grouped)
-            out << "group-functions: " << grouped->functions << " functions from " << grouped->fusedNodes << " nodes; "
-                << grouped->nodesBefore << " -> " << grouped->nodesAfter << " top-level nodes, " << grouped->kernels()
-                << " kernels\n";
+            out << "group-functions: " << grouped->functions << " functions (" << grouped->subgraphFunctions
+                << " in subgraphs) from " << grouped->fusedNodes << " nodes; " << grouped->nodesBefore << " -> "
+                << grouped->nodesAfter << " top-level nodes, " << grouped->kernels() << " kernels; all graphs "
+                << grouped->deepNodesBefore << " -> " << grouped->deepNodesAfter << " nodes\n";
         if (!firstBadPass.empty()) {
             err << "verify failed: first differing pass is '" << firstBadPass << "'\n";
             return 1;

@@ -41,7 +41,20 @@ std::vector<PassRemark> collectFusionRemarks(const ir::Model& model, std::vector
         for (const auto& step : result.steps) {
             if (!isFusionPass(step.result.name)) continue;
             for (const auto& r : step.result.remarks)
-                if (r.graphPath.empty()) out.push_back({step.result.name, r});
+                if (r.graphPath.empty() && !r.nodes.empty()) out.push_back({step.result.name, r});
+            // A fusion that fired replaced nodes: its change names the original nodes (provenance),
+            // which its applied remark may not.
+            for (const auto& c : step.result.changes) {
+                if (c.kind != passes::ChangeKind::Replaced || !c.graphPath.empty() || c.provenance.empty()) continue;
+                passes::Remark r;
+                r.kind = passes::RemarkKind::Applied;
+                r.pass = c.pass;
+                r.rule = c.rule;
+                r.nodes = c.provenance;
+                for (NodeId n : c.provenance) r.nodeNames.push_back(model.graph.hasNode(n) ? model.graph.node(n).displayName() : "");
+                r.message = c.reason;
+                out.push_back({step.result.name, r});
+            }
         }
     } catch (const std::exception& e) {
         warnings.push_back(std::string("pattern-fusion passes could not run on this model: ") + e.what());
@@ -126,6 +139,18 @@ Explanation explainNodes(const ir::Model& model, const std::vector<NodeId>* only
     size_t all = 0;
     model.graph.forEachGraph([&](const ir::Graph& sg) { all += sg.nodeCount(); });
     out.subgraphNodes = all - model.graph.nodeCount();
+    // Broadcast ops count as ElemWise only when static shapes prove nothing is broadcast.
+    size_t unproven = 0;
+    for (NodeId n : model.graph.nodeOrder()) {
+        const auto& node = model.graph.node(n);
+        if (patternOfOpType(node.opType, node.domain) != OpPattern::Broadcast || node.outputs.empty() || node.outputs[0] == kNone)
+            continue;
+        const auto& shape = model.graph.value(node.outputs[0]).type.shape;
+        unproven += !shape || !shape->isStatic();
+    }
+    if (unproven > 0)
+        out.hints.push_back(std::to_string(unproven) + " broadcast ops have non-static output shapes and fuse as Broadcast, "
+                            "not ElemWise; pin symbolic dims with --dim NAME=VALUE for a tighter grouping");
     std::vector<PassRemark> remarks;
     if (options.runPatternPasses) remarks = collectFusionRemarks(model, out.warnings);
     if (only) {
@@ -175,6 +200,8 @@ ordered_json groupJson(const ir::Graph& g, const FusionGroup& grp) {
     return j;
 }
 
+std::string count(size_t n, const std::string& noun) { return std::to_string(n) + " " + noun + (n == 1 ? "" : "s"); }
+
 std::string human(double v, const char* unit) {
     const char* prefixes[] = {"", "K", "M", "G", "T"};
     int i = 0;
@@ -203,6 +230,13 @@ NodeId findNodeForExplain(const ir::Graph& g, const std::string& name) {
         if (g.node(n).name == name) return n;
     for (NodeId n : g.nodeOrder())
         if (g.node(n).displayName() == name) return n;
+    bool inSubgraph = false;
+    g.forEachGraph([&](const ir::Graph& sg) {
+        if (&sg == &g) return;
+        for (NodeId n : sg.nodeOrder()) inSubgraph |= sg.node(n).name == name || sg.node(n).displayName() == name;
+    });
+    if (inSubgraph)
+        throw Error(ErrorKind::BadInput, "explain: node '" + name + "' is inside a subgraph; fusion groups cover top-level nodes only");
     throw Error(ErrorKind::BadInput, "explain: no top-level node named '" + name + "'");
 }
 
@@ -211,7 +245,7 @@ ordered_json explanationToJson(const ir::Graph& g, const Explanation& e) {
     j["graph"] = g.name;
     j["nodes_total"] = g.nodeCount();
     j["kernels"] = e.plan.kernelCount(g);
-    j["subgraph_nodes_not_grouped"] = e.subgraphNodes;
+    j["subgraph_nodes_not_explained"] = e.subgraphNodes;
     auto groups = ordered_json::array();
     std::vector<int> wanted;
     for (const auto& n : e.nodes)
@@ -251,19 +285,29 @@ ordered_json explanationToJson(const ir::Graph& g, const Explanation& e) {
     }
     j["nodes"] = nodes;
     j["warnings"] = e.warnings;
+    j["hints"] = e.hints;
     return j;
 }
 
 std::string explanationToText(const ir::Graph& g, const Explanation& e) {
     std::ostringstream os;
     if (e.nodes.size() != 1)
-        os << g.nodeCount() << " nodes -> " << e.plan.kernelCount(g) << " kernels (" << e.plan.groups.size() << " groups, "
-           << e.plan.multiMemberGroupCount() << " with 2+ members)\n\n";
+        os << count(g.nodeCount(), "node") << " -> " << count(e.plan.kernelCount(g), "kernel") << " ("
+           << count(e.plan.groups.size(), "group") << ", " << e.plan.multiMemberGroupCount() << " with 2+ members)\n\n";
     for (const auto& w : e.warnings) os << "warning: " << w << "\n";
+    for (const auto& h : e.hints) os << "hint: " << h << "\n";
     if (e.subgraphNodes > 0)
-        os << "note: " << e.subgraphNodes << " nodes inside subgraphs (If/Loop bodies) are not grouped; their "
-           << "parent node counts as one Opaque kernel\n\n";
+        os << "note: " << e.subgraphNodes << " nodes inside subgraphs (If/Loop bodies) are not explained here; at this "
+           << "level their parent node is one Opaque kernel (optimize --group-functions groups the bodies too)\n\n";
+    // In a whole-model listing, lone Constant nodes (data, never fused) get one summary line.
+    const bool summarizeConstants = e.nodes.size() > 1;
+    size_t constants = 0;
     for (const auto& n : e.nodes) {
+        const bool loneConstant = n.opType == "Constant" && n.groupMembers.size() <= 1 && n.considered.size() <= 1;
+        if (summarizeConstants && loneConstant) {
+            ++constants;
+            continue;
+        }
         os << n.name << " (" << n.opType << ", " << patternName(n.pattern) << ")\n";
         if (n.group >= 0) {
             const auto& grp = e.plan.groups[n.group];
@@ -292,6 +336,8 @@ std::string explanationToText(const ir::Graph& g, const Explanation& e) {
         }
         os << "\n";
     }
+    if (constants > 0)
+        os << constants << " Constant nodes not listed: data, not kernels, never fused (--json lists them)\n";
     return os.str();
 }
 

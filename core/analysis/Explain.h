@@ -49,7 +49,8 @@ struct Explanation {
     FusionPlan plan;                        ///< fusion groups of the top-level graph
     std::vector<NodeExplanation> nodes;     ///< topological order (or the one node asked for)
     std::vector<std::string> warnings;      ///< e.g. the pattern passes could not run on this model
-    size_t subgraphNodes = 0;               ///< nodes inside If/Loop bodies: not grouped, not explained
+    std::vector<std::string> hints;         ///< e.g. pin symbolic dims to let broadcasts count as ElemWise
+    size_t subgraphNodes = 0;               ///< nodes inside If/Loop bodies: not explained (top level only)
 };
 
 /// Explains every top-level node of the model.

@@ -289,8 +289,11 @@ private:
             if (pattern == OpPattern::OutEWiseFusable) {
                 if (phase != 0) continue;
                 if (dom.pattern != OpPattern::ElemWise) {
+                    // The record may be an epilogue node that an anchor merged into: name the anchor too.
+                    const int anchor = groups_[find(i)].anchor;
+                    const std::string group = anchor >= 0 && anchor != i ? who + " (fused with anchor " + nameAt(anchor) + ")" : who;
                     refuse(i, "anchor-needs-elemwise-path", dom.blockNode, dom.blockValue,
-                           who + " cannot absorb the path to " + into + ": edge " + valueName(dom.blockValue) + " into " +
+                           group + " cannot absorb the path to " + into + ": edge " + valueName(dom.blockValue) + " into " +
                                name(dom.blockNode) + " is " + std::string(patternName(dom.pattern)) + ", not ElemWise");
                     continue;
                 }

@@ -8,7 +8,8 @@
 //   phase 1  Injective nodes fuse when every node on every path (sink included) is <= Injective.
 // A depth limit bounds the number of nodes in a group. Every node that does not end in its
 // post-dominator's group gets a FusionRefusal naming the rule and the node/edge that blocked it.
-// Subgraph nodes (If/Loop bodies) are not grouped: the If/Loop node is one Opaque node here.
+// One graph at a time: in the graph given, an If/Loop node is one Opaque node (its bodies can be
+// grouped by calling this on each body, as group-functions does).
 #include <string>
 #include <string_view>
 #include <vector>
@@ -37,7 +38,8 @@ struct FusionGroup {
 ///   sink-not-fusable            an ElemWise/Broadcast node whose post-dominator is reached through
 ///                               an edge above Injective that is not a reduction (e.g. into a Conv)
 ///   path-not-injective          a node on a path to the post-dominator (or the post-dominator
-///                               itself) is above Injective (ElemWise anchor paths: above Broadcast)
+///                               itself), or an edge on the way, is above Injective (for an
+///                               anchor's path: above Broadcast)
 ///   one-anchor-per-group        the path meets a group that already has an anchor (two Conv
 ///                               outputs meeting in one Add: only the first one fuses)
 ///   max-depth                   joining would make the group larger than FusionOptions::maxDepth

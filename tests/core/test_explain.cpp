@@ -1,6 +1,8 @@
 // Explain: fusion-group refusals combined with the pattern-fusion passes' remarks, core API and CLI.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include <nlohmann/json.hpp>
 
 #include "analysis/Explain.h"
@@ -69,6 +71,14 @@ TEST(Explain, FusedNodeReportsItsGroupAndNoRefusal) {
         EXPECT_EQ(n.anchor, n.node);
         EXPECT_GE(n.groupMembers.size(), 2u);
         for (const auto& c : n.considered) EXPECT_NE(c.source, "fusion-groups") << c.message;
+        // The Conv+BN fold fired: the explanation says so, naming both original nodes.
+        bool folded = false;
+        for (const auto& c : n.considered)
+            if (c.source == "fuse-conv-bn" && c.applied) {
+                folded = true;
+                EXPECT_EQ(c.nodeNames, (std::vector<std::string>{"conv", "bn"}));
+            }
+        EXPECT_TRUE(folded);
     }
     EXPECT_TRUE(found);
 }
@@ -102,7 +112,7 @@ TEST(Explain, CliJsonIsStable) {
     auto r = test::runCli({"explain", path, "--json"});
     ASSERT_EQ(r.exitCode, 0) << r.err;
     auto j = nlohmann::json::parse(r.out);
-    for (const char* key : {"graph", "nodes_total", "kernels", "subgraph_nodes_not_grouped", "groups", "nodes", "warnings"}) EXPECT_TRUE(j.contains(key)) << key;
+    for (const char* key : {"graph", "nodes_total", "kernels", "subgraph_nodes_not_explained", "groups", "nodes", "warnings", "hints"}) EXPECT_TRUE(j.contains(key)) << key;
     EXPECT_EQ(j["nodes"].size(), j["nodes_total"].get<size_t>());
     bool named = false;
     for (const auto& n : j["nodes"]) {
@@ -127,12 +137,24 @@ TEST(Explain, CliBadInputExitsTwo) {
     EXPECT_EQ(test::runCli({"explain"}).exitCode, 2);
 }
 
-TEST(Explain, SubgraphNodesAreCountedNotGrouped) {
+TEST(Explain, SubgraphNodesAreCountedNotExplained) {
     auto m = onnxio::importModelFile(test::realModel("silero_vad_v5.onnx"));
     auto e = analysis::explainModel(m);
     EXPECT_EQ(e.nodes.size(), m.graph.nodeCount());
     EXPECT_GT(e.subgraphNodes, 600u);
-    EXPECT_NE(analysis::explanationToText(m.graph, e).find("not grouped"), std::string::npos);
+    EXPECT_NE(analysis::explanationToText(m.graph, e).find("not explained"), std::string::npos);
+    // A node inside an If body is named as such, not as unknown.
+    std::string inner;
+    m.graph.forEachGraph([&](const ir::Graph& sg) {
+        if (&sg != &m.graph && inner.empty() && sg.nodeCount() > 0) inner = sg.node(sg.nodeOrder().front()).displayName();
+    });
+    ASSERT_FALSE(inner.empty());
+    try {
+        analysis::findNodeForExplain(m.graph, inner);
+        ADD_FAILURE() << "expected BadInput for " << inner;
+    } catch (const Error& err) {
+        EXPECT_NE(std::string(err.what()).find("subgraph"), std::string::npos) << err.what();
+    }
 }
 
 TEST(Explain, NodeCostComesFromTheRegistry) {
@@ -140,4 +162,44 @@ TEST(Explain, NodeCostComesFromTheRegistry) {
     auto e = analysis::explainNode(m, *m.graph.findNode("conv"));
     EXPECT_TRUE(e.nodes[0].cost.known);
     EXPECT_DOUBLE_EQ(e.nodes[0].cost.flops, 2.0 * 8 * 16 * 16 * 27 + 8 * 16 * 16);  // MACs plus bias
+}
+
+TEST(Explain, EveryRealModelExplainsEveryTopLevelNode) {
+    for (const auto& file : test::realModelNames()) {
+        SCOPED_TRACE(file);
+        auto m = onnxio::importModelFile(test::realModel(file));
+        auto e = analysis::explainModel(m);
+        EXPECT_TRUE(e.warnings.empty()) << e.warnings.front();
+        ASSERT_EQ(e.nodes.size(), m.graph.nodeCount());
+        size_t refusals = 0;
+        for (const auto& n : e.nodes) {
+            ASSERT_GE(n.group, 0);
+            EXPECT_NE(std::find(n.groupMembers.begin(), n.groupMembers.end(), n.node), n.groupMembers.end());
+            for (const auto& c : n.considered) {
+                EXPECT_FALSE(c.message.empty());
+                EXPECT_FALSE(c.rule.empty()) << c.source;
+                refusals += c.source == "fusion-groups";
+            }
+        }
+        EXPECT_EQ(refusals, e.plan.refusals.size());
+        auto j = analysis::explanationToJson(m.graph, e);
+        EXPECT_EQ(j["nodes"].size(), m.graph.nodeCount());
+    }
+}
+
+TEST(Explain, SymbolicShapesGiveAPinningHintAndPinningTightensGroups) {
+    const std::string file = test::realModel("ch_ppocr_mobile_v2.0_cls_infer.onnx");
+    analysis::ExplainOptions o;
+    o.runPatternPasses = false;
+    auto loose = onnxio::importModelFile(file);
+    auto e1 = analysis::explainModel(loose, o);
+    ASSERT_FALSE(e1.hints.empty());
+    EXPECT_NE(e1.hints[0].find("--dim"), std::string::npos);
+    onnxio::ImportOptions io;
+    io.pinnedDims = {{"p2o.DynamicDimension.0", 1}, {"p2o.DynamicDimension.1", 48}, {"p2o.DynamicDimension.2", 64}};
+    auto pinned = onnxio::importModelFile(file, io);
+    auto e2 = analysis::explainModel(pinned, o);
+    const size_t before = std::stoul(e1.hints[0]), after = e2.hints.empty() ? 0 : std::stoul(e2.hints[0]);
+    EXPECT_LT(after * 10, before) << "pinning should prove most broadcasts elementwise";
+    EXPECT_LT(e2.plan.kernelCount(pinned.graph), e1.plan.kernelCount(loose.graph));
 }

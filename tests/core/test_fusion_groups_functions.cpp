@@ -62,8 +62,11 @@ TEST(FusionGroupFunctions, ChainBecomesOneCallThatRunsAndChecks) {
     auto again = onnxio::importModelFile(path);
     EXPECT_EQ(again.graph.nodeCount(), 2u);
     expectSameOutputs(original, again, inputs);
-    // A second grouping is refused: the domain is taken.
-    EXPECT_THROW(passes::groupIntoFunctions(m), Error);
+    // A second grouping changes nothing: the call is Opaque, Softmax stays alone.
+    auto second = passes::groupIntoFunctions(again);
+    EXPECT_EQ(second.functions, 0u);
+    EXPECT_EQ(again.graph.nodeCount(), 2u);
+    EXPECT_EQ(again.functions.size(), 1u);
 }
 
 TEST(FusionGroupFunctions, ModelWithoutMultiMemberGroupsIsUnchanged) {
@@ -91,11 +94,47 @@ TEST(FusionGroupFunctions, ExamplesStayEquivalent) {
             continue;
         }
         auto res = passes::groupIntoFunctions(m);
-        EXPECT_EQ(res.nodesAfter, original.graph.nodeCount() - res.fusedNodes + res.functions);
+        EXPECT_EQ(res.deepNodesAfter, res.deepNodesBefore - res.fusedNodes + res.functions);
         auto problem = onnxio::checkModel(m);
         EXPECT_FALSE(problem.has_value()) << *problem;
         expectSameOutputs(original, m, inputs);
     }
+}
+
+TEST(FusionGroupFunctions, IfBodiesAreGroupedWithCapturesAsArguments) {
+    ir::GraphBuilder b("if_chain");
+    auto cond = b.input("cond", ir::DataType::Bool, {});
+    (void)b.input("x", ir::DataType::Float, {2});
+    auto makeBranch = [&](const std::string& op) {
+        auto g = std::make_shared<ir::Graph>();
+        g->name = op;
+        auto outer = g->addOuterScopeValue("x");  // read from the enclosing graph
+        auto t = g->addValue(op + "_t", ir::TypeInfo::tensor(ir::DataType::Float));
+        auto out = g->addValue(op + "_out", ir::TypeInfo::tensor(ir::DataType::Float));
+        g->addNode(op, {outer, outer}, {t}, {}, op + "_op");
+        g->addNode("Relu", {t}, {out}, {}, op + "_relu");
+        g->markOutput(out);
+        return g;
+    };
+    b.output(b.op("If", {cond}, {ir::Attribute::makeGraph("then_branch", makeBranch("Sub")),
+                                 ir::Attribute::makeGraph("else_branch", makeBranch("Mul"))}, "if"));
+    ir::Model m = b.finish();
+    ASSERT_FALSE(onnxio::checkModel(m).has_value()) << *onnxio::checkModel(m);
+    ir::Model original = m;
+    auto res = passes::groupIntoFunctions(m);
+    EXPECT_EQ(res.functions, 2u);
+    EXPECT_EQ(res.subgraphFunctions, 2u);
+    EXPECT_EQ(res.nodesAfter, 1u);
+    EXPECT_EQ(res.deepNodesBefore, 5u);
+    EXPECT_EQ(res.deepNodesAfter, 3u);
+    for (const auto& f : m.functions) EXPECT_EQ(f.body->inputs().size(), 1u) << f.name;  // the capture, passed in
+    auto problem = onnxio::checkModel(m);
+    EXPECT_FALSE(problem.has_value()) << *problem;
+    auto x = ir::floatTensor({2}, {-3, 4});
+    for (uint8_t c : {0, 1}) expectSameOutputs(original, m, {ir::makeTensorOf<uint8_t>(ir::DataType::Bool, {}, {c}), x});
+    // Top level only leaves the bodies alone.
+    ir::Model top = original;
+    EXPECT_EQ(passes::groupIntoFunctions(top, {}, false).functions, 0u);
 }
 
 class GroupFunctionsRealModel : public ::testing::TestWithParam<std::string> {};
@@ -140,15 +179,26 @@ TEST_P(GroupFunctionsRealModel, LevelAllThenGroupFunctionsIsCheckerCleanAndEquiv
     const size_t optimized = m.graph.nodeCount();
     auto res = passes::groupIntoFunctions(m);
     EXPECT_EQ(res.nodesBefore, optimized);
-    EXPECT_EQ(res.nodesAfter, optimized - res.fusedNodes + res.functions);
+    EXPECT_EQ(res.deepNodesAfter, res.deepNodesBefore - res.fusedNodes + res.functions);
+    if (res.subgraphFunctions == 0) {
+        EXPECT_EQ(res.nodesAfter, optimized - res.fusedNodes + res.functions);
+    }
     if (optimized > 10) {
         EXPECT_GT(res.functions, 0u);
     }
     auto problem = onnxio::checkModel(m);
     EXPECT_FALSE(problem.has_value()) << *problem;
     expectSameOutputs(original, m, inputs, ro);
-    std::printf("[ kernels ] %s: %zu nodes -> %zu after --level all -> %zu top-level (%zu kernels, %zu functions)\n",
-                file.c_str(), original.graph.nodeCount(), optimized, res.nodesAfter, res.kernels(), res.functions);
+    if (silero) {  // the If bodies for the other sample rate run too
+        auto at8k = inputs;
+        at8k[legacy ? 1 : 2] = ir::makeTensorOf<int64_t>(ir::DataType::Int64, {}, {8000});
+        if (!legacy) at8k[0] = ir::makeTensorOf<float>(ir::DataType::Float, {1, 288}, std::vector<float>(288, 0.1f));
+        expectSameOutputs(original, m, at8k, ro);
+    }
+    std::printf("[ kernels ] %s: %zu nodes -> %zu after --level all -> %zu top-level (%zu kernels, %zu functions); "
+                "with subgraphs %zu -> %zu (%zu functions in bodies)\n",
+                file.c_str(), original.graph.nodeCount(), optimized, res.nodesAfter, res.kernels(), res.functions,
+                res.deepNodesBefore, res.deepNodesAfter, res.subgraphFunctions);
 }
 
 INSTANTIATE_TEST_SUITE_P(Five, GroupFunctionsRealModel, ::testing::ValuesIn(test::realModelNames()), [](const auto& info) {

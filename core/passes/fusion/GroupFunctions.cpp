@@ -22,23 +22,12 @@ std::map<ValueId, std::vector<NodeId>> readersOf(const Graph& g) {
     return out;
 }
 
-}  // namespace
-
-GroupFunctionsResult groupIntoFunctions(Model& model, const analysis::FusionOptions& options) {
-    for (const auto& f : model.functions)
-        if (f.domain == kFusedFunctionDomain)
-            throw Error(ErrorKind::BadInput, std::string("--group-functions: the model already has functions in domain ") +
-                                                 kFusedFunctionDomain);
-    Graph& g = model.graph;
-    GroupFunctionsResult result;
-    result.nodesBefore = g.nodeCount();
+/// Groups one graph (the main graph or a subgraph body) into calls, counting into `result`.
+void groupGraph(Model& model, Graph& g, const analysis::FusionOptions& options, const std::vector<OpsetImport>& bodyOpsets,
+                GroupFunctionsResult& result, bool topLevel) {
     const analysis::FusionPlan plan = analysis::computeFusionGroups(g, options);
     const auto readers = readersOf(g);
-
-    std::vector<OpsetImport> bodyOpsets;
-    for (const auto& op : model.opsetImports)
-        if (op.domain != kFusedFunctionDomain) bodyOpsets.push_back(op);
-
+    bool changed = false;
     for (const auto& grp : plan.groups) {
         if (grp.members.size() < 2) continue;
         const std::set<NodeId> members(grp.members.begin(), grp.members.end());
@@ -46,7 +35,7 @@ GroupFunctionsResult groupIntoFunctions(Model& model, const analysis::FusionOpti
         for (NodeId n : grp.members)
             for (ValueId v : g.node(n).outputs)
                 if (v != kNone) produced.insert(v);
-        // Formal inputs: values read from outside the group, in first-read order.
+        // Formal inputs: values read from outside the group (outer-scope captures included), in first-read order.
         std::vector<ValueId> ins, outs;
         std::set<ValueId> seen;
         for (NodeId n : grp.members)
@@ -63,7 +52,12 @@ GroupFunctionsResult groupIntoFunctions(Model& model, const analysis::FusionOpti
             }
 
         const std::string anchorOp = g.node(grp.anchor).opType;
-        const std::string fname = "fused_" + std::to_string(result.functions) + "_" + anchorOp;
+        // Calls of earlier groupings are Opaque (custom domain), so a second run only adds new names.
+        std::string fname;
+        for (size_t k = result.functions;; ++k) {
+            fname = "fused_" + std::to_string(k) + "_" + anchorOp;
+            if (!model.findFunction(kFusedFunctionDomain, fname)) break;
+        }
         auto body = std::make_shared<Graph>();
         body->name = fname;
         std::map<ValueId, ValueId> inBody;
@@ -101,14 +95,42 @@ GroupFunctionsResult groupIntoFunctions(Model& model, const analysis::FusionOpti
         g.addNode(fname, ins, outs, {}, callName, kFusedFunctionDomain);
         model.functions.push_back(std::move(f));
         ++result.functions;
+        if (!topLevel) ++result.subgraphFunctions;
         result.fusedNodes += grp.members.size();
+        changed = true;
+    }
+    if (changed) g.sortTopologically();
+}
+
+size_t deepCount(const Graph& g) {
+    size_t n = 0;
+    g.forEachGraph([&](const Graph& sg) { n += sg.nodeCount(); });
+    return n;
+}
+
+}  // namespace
+
+GroupFunctionsResult groupIntoFunctions(Model& model, const analysis::FusionOptions& options, bool subgraphs) {
+    Graph& g = model.graph;
+    GroupFunctionsResult result;
+    result.nodesBefore = g.nodeCount();
+    result.deepNodesBefore = deepCount(g);
+    std::vector<OpsetImport> bodyOpsets;
+    for (const auto& op : model.opsetImports)
+        if (op.domain != kFusedFunctionDomain) bodyOpsets.push_back(op);
+    // Collect the graphs first: grouping edits node lists that forEachGraph walks.
+    std::vector<Graph*> graphs;
+    g.forEachGraph([&](Graph& sg) { graphs.push_back(&sg); });
+    for (Graph* sg : graphs) {
+        if (sg != &g && !subgraphs) continue;
+        groupGraph(model, *sg, options, bodyOpsets, result, sg == &g);
     }
     if (result.functions > 0) {
-        g.sortTopologically();
         model.setOpset(kFusedFunctionDomain, 1);
         if (model.irVersion < 8) model.irVersion = 8;  // model-local functions arrived with IR 8
     }
     result.nodesAfter = g.nodeCount();
+    result.deepNodesAfter = deepCount(g);
     for (NodeId n : g.nodeOrder())
         if (g.node(n).opType == "Constant" && canonicalDomain(g.node(n).domain).empty()) ++result.constantNodes;
     return result;

@@ -15,6 +15,9 @@ struct GroupFunctionsResult {
     size_t nodesBefore = 0;     ///< top-level nodes before
     size_t nodesAfter = 0;      ///< top-level nodes after (calls + nodes left alone)
     size_t functions = 0;       ///< functions created (= groups with 2+ members)
+    size_t subgraphFunctions = 0; ///< of those, made inside If/Loop bodies
+    size_t deepNodesBefore = 0; ///< nodes of all graphs (subgraphs included) before
+    size_t deepNodesAfter = 0;  ///< ... and after: the kernel count with subgraph bodies counted
     size_t fusedNodes = 0;      ///< nodes moved into function bodies
     size_t constantNodes = 0;   ///< Constant nodes left at top level (data, not kernels)
     size_t kernels() const { return nodesAfter - constantNodes; }
@@ -23,7 +26,8 @@ struct GroupFunctionsResult {
 /// Rewrites the main graph in place. Function inputs are the values the group reads from outside
 /// (initializers included); outputs are the values read outside the group or that are graph
 /// outputs. Adds the opset import of kFusedFunctionDomain and raises ir_version to 8 if lower
-/// (model-local functions need it). Throws BadInput if the model already uses that domain.
-GroupFunctionsResult groupIntoFunctions(ir::Model& model, const analysis::FusionOptions& options = {});
+/// (model-local functions need it). Idempotent: calls made by an earlier run are Opaque and stay.
+/// With `subgraphs`, If/Loop bodies are grouped too (their captures become call arguments).
+GroupFunctionsResult groupIntoFunctions(ir::Model& model, const analysis::FusionOptions& options = {}, bool subgraphs = true);
 
 }  // namespace passlens::passes
