@@ -9,6 +9,7 @@
 #include <QFutureWatcher>
 #include <QLabel>
 #include <QLineEdit>
+#include <QMenu>
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QMimeData>
@@ -23,10 +24,16 @@
 #include <QTabWidget>
 #include <QTextBrowser>
 #include <QTimer>
+#include <QtConcurrent>
 #include <QToolBar>
 #include <QToolButton>
+#include <map>
 
 #include "PropertiesPanel.h"
+#include "analysis/DominatorTreeView.h"
+#include "analysis/FusionGroups.h"
+#include "analysis/GraphHighlighter.h"
+#include "analysis/WhyNotFusedPanel.h"
 #include "examples/Examples.h"
 #include "graph/GraphView.h"
 #include "graph/LayoutJob.h"
@@ -73,6 +80,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
 
     buildDocks();
     buildMenus();
+    buildAnalysisDocks();
 
     facts_ = new QLabel(this);
     progress_ = new QProgressBar(this);
@@ -334,9 +342,11 @@ void MainWindow::cancelLayout() {
 }
 
 void MainWindow::showLaidOut(const SnapshotPtr& snap) {
-    mainView_->clearNodeStyles();
     updateCaption();  // before the drawing, so the first view leaves room for it
     mainView_->setSnapshot(snap);
+    // After the new drawing is in: highlights restored by listeners of snapshotReplaced may carry
+    // the previous step's diff colors.
+    mainView_->clearNodeStyles();
     applyDiffStyles();
     showGhosts();
     if (shownRow_ <= 0)  // a step keeps its own "pass i of n" message
@@ -448,6 +458,133 @@ void MainWindow::showEvent(QShowEvent* e) {
         docksSized_ = true;
         if (!restoredState_) QTimer::singleShot(0, this, &MainWindow::sizeDocks);  // once the dock layout exists
     }
+}
+
+// ---- analysis docks ------------------------------------------------------------------------------
+
+void MainWindow::buildAnalysisDocks() {
+    analysisHighlight_ = new GraphHighlighter(mainView_, this);
+
+    domTree_ = new DominatorTreeView(this);
+    auto* domDock = new QDockWidget(tr("Dominator Tree"), this);
+    domDock->setObjectName("dominatorTree");
+    domDock->setWidget(domTree_);
+    // Join a tab group of docks already at the bottom (if any) rather than squeezing in beside them:
+    // side by side, their minimum widths add up and could widen the window past the screen.
+    QDockWidget* bottomNeighbour = nullptr;
+    for (QDockWidget* d : findChildren<QDockWidget*>())
+        if (dockWidgetArea(d) == Qt::BottomDockWidgetArea && !d->isFloating()) bottomNeighbour = d;
+    addDockWidget(Qt::BottomDockWidgetArea, domDock);
+    if (bottomNeighbour) {
+        tabifyDockWidget(bottomNeighbour, domDock);
+        bottomNeighbour->raise();
+    } else {
+        resizeDocks({domDock}, {320}, Qt::Vertical);  // a saved window state, restored later, wins
+    }
+    // Selection linked both ways by NodeId; each side ignores its own echo.
+    connect(mainView_, &GraphView::nodeSelected, domTree_, &DominatorTreeView::selectNode);
+    connect(domTree_, &DominatorTreeView::nodeSelected, mainView_, &GraphView::selectNode);
+    connect(domTree_, &DominatorTreeView::pathChanged, this,
+            [this](ir::NodeId node, ir::NodeId dominator, const std::vector<ir::NodeId>& path, bool post) {
+                if (node == ir::kNone) return analysisHighlight_->clear();
+                std::map<ir::NodeId, NodeStyle> styles;
+                for (ir::NodeId n : path) styles[n] = NodeStyle{QColor("#ede9fe"), QColor("#7c3aed"), 1.0, false, {}};
+                if (dominator != ir::kNone) styles[dominator].badge = post ? tr("ipdom") : tr("idom");
+                analysisHighlight_->show(styles);
+            });
+    connect(mainView_, &GraphView::snapshotReplaced, this, &MainWindow::onAnalysisSnapshot);
+
+    whyNot_ = new WhyNotFusedPanel(this);
+    whyNotDock_ = new QDockWidget(tr("Why Not Fused?"), this);
+    whyNotDock_->setObjectName("whyNotFused");
+    whyNotDock_->setWidget(whyNot_);
+    addDockWidget(Qt::RightDockWidgetArea, whyNotDock_);
+    // Beside the properties (the tall dock): an explanation needs room for its list.
+    if (auto* propDock = findChild<QDockWidget*>("properties")) tabifyDockWidget(propDock, whyNotDock_);
+    if (auto* propDock = findChild<QDockWidget*>("properties")) propDock->raise();
+    auto addWhyNotFused = [this](ir::NodeId id, QMenu* menu) {
+        menu->addSeparator();
+        menu->addAction(tr("Why Not Fused?"), this, [this, id] { showWhyNotFused(id); })->setObjectName("whyNotFused");
+    };
+    connect(mainView_, &GraphView::nodeContextMenuRequested, this, addWhyNotFused);
+    connect(domTree_->treeView(), &GraphView::nodeContextMenuRequested, this, addWhyNotFused);
+    // The blocker of the chosen refusal: the explained node amber, the blocking node and edge red.
+    connect(whyNot_, &WhyNotFusedPanel::blockerChanged, this,
+            [this](ir::NodeId node, const std::vector<ir::NodeId>& involved, ir::NodeId blocking,
+                   const std::vector<std::pair<ir::NodeId, ir::NodeId>>& edges) {
+                std::map<ir::NodeId, NodeStyle> styles;
+                for (ir::NodeId n : involved) styles[n] = NodeStyle{QColor("#fef3c7"), QColor("#d97706"), 1.0, false, {}};
+                styles[node] = NodeStyle{QColor("#fef3c7"), QColor("#d97706"), 1.0, false, tr("why?")};
+                if (blocking != ir::kNone)
+                    styles[blocking] = NodeStyle{QColor("#fee2e2"), QColor("#dc2626"), 1.0, false, tr("blocks")};
+                analysisHighlight_->show(styles, edges, EdgeStyle{QColor("#dc2626"), 3.2, false});
+            });
+
+    clustersAction_ = new QAction(tr("Fusion &Groups"), this);
+    clustersAction_->setObjectName("fusionGroupsAction");
+    clustersAction_->setCheckable(true);
+    clustersAction_->setChecked(QSettings().value("view/fusionGroups", true).toBool());
+    clustersAction_->setToolTip(tr("Frame each fusion group (TVM FuseOps) of the shown graph; the anchor is tagged"));
+    connect(clustersAction_, &QAction::toggled, this, &MainWindow::setFusionClustersVisible);
+    mainView_->setClustersVisible(clustersAction_->isChecked());
+    clusterWatcher_ = new QFutureWatcher<FusionClusters>(this);
+    connect(clusterWatcher_, &QFutureWatcher<FusionClusters>::finished, this, &MainWindow::onFusionGroupsFinished);
+
+    QMenu* view = nullptr;
+    for (QAction* a : menuBar()->actions())
+        if (a->menu() && a->text() == tr("&View")) view = a->menu();
+    if (view) {
+        view->addSeparator();
+        view->addAction(clustersAction_);
+        view->addAction(domDock->toggleViewAction());
+        view->addAction(whyNotDock_->toggleViewAction());
+    }
+}
+
+void MainWindow::onAnalysisSnapshot() {
+    SnapshotPtr snap = mainView_->snapshot();
+    domTree_->setGraph(snap);
+    whyNot_->clear();
+    if (!snap) return;
+    // Fusion groups off the GUI thread; the result is dropped if another drawing replaced this one.
+    clusterWatcher_->setFuture(QtConcurrent::run([snap]() {
+        FusionClusters out{snap, {}};
+        try {
+            const auto plan = analysis::computeFusionGroups(*snap->graph);
+            for (const auto& grp : plan.groups) {
+                if (grp.members.size() < 2) continue;
+                NodeCluster c;
+                c.label = QObject::tr("#%1 · %2 ops · %3")
+                              .arg(grp.id).arg(grp.members.size())
+                              .arg(QString::fromStdString(std::string(analysis::patternName(grp.pattern))));
+                c.members = grp.members;
+                c.anchor = grp.anchor;
+                out.clusters.push_back(std::move(c));
+            }
+        } catch (const std::exception&) {
+            // A graph the fuser cannot take (a cycle) simply shows no clusters.
+        }
+        return out;
+    }));
+}
+
+void MainWindow::onFusionGroupsFinished() {
+    FusionClusters r = clusterWatcher_->result();
+    if (r.graph != mainView_->snapshot()) return;
+    mainView_->setClusters(std::move(r.clusters));
+    emit fusionClustersReady(mainView_->clusterOverlayCount());
+}
+
+void MainWindow::setFusionClustersVisible(bool on) {
+    QSettings().setValue("view/fusionGroups", on);
+    mainView_->setClustersVisible(on);
+    if (clustersAction_->isChecked() != on) clustersAction_->setChecked(on);
+}
+
+void MainWindow::showWhyNotFused(ir::NodeId id) {
+    whyNotDock_->show();
+    whyNotDock_->raise();
+    whyNot_->explain(mainView_->snapshot(), id);
 }
 
 void MainWindow::closeEvent(QCloseEvent* e) {

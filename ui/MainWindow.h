@@ -19,6 +19,10 @@ class QSplitter;
 class QTabWidget;
 class QTextBrowser;
 class QToolButton;
+// analysis docks (buildAnalysisDocks)
+class QDockWidget;
+template <typename T> class QFutureWatcher;
+namespace passlens::ui { class DominatorTreeView; class GraphHighlighter; class WhyNotFusedPanel; }
 
 namespace passlens::ui {
 
@@ -34,6 +38,30 @@ class MainWindow : public QMainWindow {
 public:
     explicit MainWindow(QWidget* parent = nullptr);
     ~MainWindow() override;
+
+    // ---- analysis docks (issue 9 part B: dominator tree, fusion clusters, "why not fused?"),
+    // ---- all built by buildAnalysisDocks() in MainWindow.cpp ----------------------------------
+    DominatorTreeView* dominatorTreeView() const { return domTree_; }
+    GraphHighlighter* analysisHighlight() const { return analysisHighlight_; }
+    WhyNotFusedPanel* whyNotFusedPanel() const { return whyNot_; }
+    /// Opens the "Why not fused?" dock for a node of the main graph (also the context-menu action).
+    void showWhyNotFused(ir::NodeId id);
+    void setFusionClustersVisible(bool on);
+signals:
+    void fusionClustersReady(int clusters);   ///< fusion groups of the shown graph are drawn
+private:
+    struct FusionClusters { SnapshotPtr graph; std::vector<NodeCluster> clusters; };
+    void buildAnalysisDocks();
+    void onAnalysisSnapshot();
+    void onFusionGroupsFinished();
+    DominatorTreeView* domTree_ = nullptr;
+    GraphHighlighter* analysisHighlight_ = nullptr;
+    WhyNotFusedPanel* whyNot_ = nullptr;
+    QDockWidget* whyNotDock_ = nullptr;
+    QAction* clustersAction_ = nullptr;
+    QFutureWatcher<FusionClusters>* clusterWatcher_ = nullptr;
+    // ---- end of the analysis docks block ------------------------------------------------------
+public:
 
     /// Loads a model file; on failure shows an error dialog (window-modal, non-blocking) and keeps
     /// the current model.

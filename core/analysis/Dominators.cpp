@@ -50,6 +50,9 @@ DominatorTree DominatorTree::build(const ir::Graph& g, bool post) {
         if (!post) {
             for (ir::ValueId v : g.readsOf(n)) {
                 if (v == ir::kNone) continue;
+                // Weights are not dataflow from the inputs: counting them as edges from the entry
+                // would leave every Conv/MatMul dominated by the entry alone.
+                if (g.value(v).isConstant()) continue;
                 ir::NodeId p = g.value(v).producer;
                 ps.push_back(p == ir::kNone ? 0 : t.indexOf_[p]);
             }

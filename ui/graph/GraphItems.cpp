@@ -141,7 +141,7 @@ void GhostItem::paint(QPainter* p, const QStyleOptionGraphicsItem* opt, QWidget*
     }
 }
 
-EdgeItem::EdgeItem(const layout::EdgePath& e, const QString& label) : label_(label) {
+EdgeItem::EdgeItem(const layout::EdgePath& e, const QString& label) : from_(e.from), to_(e.to), label_(label) {
     if (!e.points.empty()) {
         path_.moveTo(e.points[0].x, e.points[0].y);
         for (size_t i = 1; i + 2 < e.points.size(); i += 3)
@@ -172,10 +172,21 @@ void EdgeItem::setHighlighted(bool on) {
     update();
 }
 
+void EdgeItem::setStyleOverride(const EdgeStyle* style) {
+    if (style) override_ = *style; else override_.reset();
+    update();
+}
+
 void EdgeItem::paint(QPainter* p, const QStyleOptionGraphicsItem* opt, QWidget*) {
     const qreal lod = opt->levelOfDetailFromTransform(p->worldTransform());
     QColor c = highlighted_ ? QColor("#1f6feb") : QColor("#8b929c");
-    p->setPen(QPen(c, highlighted_ ? 2.2 : 1.2));
+    QPen pen(c, highlighted_ ? 2.2 : 1.2);
+    if (override_) {  // an outside decoration wins over the selection highlight
+        if (override_->color.isValid()) c = override_->color;
+        pen = QPen(c, override_->width);
+        if (override_->dashed) pen.setStyle(Qt::DashLine);
+    }
+    p->setPen(pen);
     p->setBrush(Qt::NoBrush);
     p->drawPath(path_);
     if (!arrow_.isEmpty()) {
@@ -188,6 +199,68 @@ void EdgeItem::paint(QPainter* p, const QStyleOptionGraphicsItem* opt, QWidget*)
         p->setPen(QColor("#5b6270"));
         p->drawText(labelPos_, label_);
     }
+}
+
+ClusterItem::ClusterItem(const QRectF& frame, const QString& label, const QColor& color)
+    : frame_(frame), color_(color) {
+    setZValue(-1);
+    setAcceptedMouseButtons(Qt::NoButton);
+    setToolTip(label);
+}
+
+void ClusterItem::paint(QPainter* p, const QStyleOptionGraphicsItem*, QWidget*) {
+    QColor fill = color_;
+    fill.setAlpha(38);
+    QColor border = color_;
+    border.setAlpha(170);
+    p->setPen(QPen(border, 1.4, Qt::DashLine));
+    p->setBrush(fill);
+    p->drawRoundedRect(frame_, 12, 12);
+}
+
+ClusterLabelItem::ClusterLabelItem(const QPointF& pos, qreal maxWidth, const QString& label, const QColor& color)
+    : color_(color) {
+    QFont f = nodeTextFont();
+    f.setBold(true);
+    QFontMetricsF fm(f);
+    text_ = fm.elidedText(label, Qt::ElideRight, maxWidth);
+    rect_ = QRectF(pos - QPointF(3, 1), QSizeF(fm.horizontalAdvance(text_) + 6, fm.height() + 2));
+    setZValue(0.5);  // above edges and their labels, below the boxes
+    setAcceptedMouseButtons(Qt::NoButton);
+    setToolTip(label);
+}
+
+void ClusterLabelItem::paint(QPainter* p, const QStyleOptionGraphicsItem* opt, QWidget*) {
+    if (opt->levelOfDetailFromTransform(p->worldTransform()) < 0.35) return;
+    p->setPen(Qt::NoPen);
+    p->setBrush(QColor(255, 255, 255, 225));
+    p->drawRoundedRect(rect_, 3, 3);
+    QFont f = nodeTextFont();
+    f.setBold(true);
+    p->setFont(f);
+    p->setPen(color_.darker(150));
+    p->drawText(rect_, Qt::AlignCenter, text_);
+}
+
+TagItem::TagItem(const QRectF& box, const QString& text, const QColor& color) : text_(text), color_(color) {
+    QFont f = nodeTextFont();
+    f.setBold(true);
+    QFontMetricsF fm(f);
+    const QSizeF size(fm.horizontalAdvance(text) + 10, fm.height() + 2);
+    rect_ = QRectF(QPointF(box.left() - 6, box.top() - size.height() / 2 - 2), size);
+    setZValue(3);
+    setAcceptedMouseButtons(Qt::NoButton);
+}
+
+void TagItem::paint(QPainter* p, const QStyleOptionGraphicsItem*, QWidget*) {
+    p->setPen(Qt::NoPen);
+    p->setBrush(color_);
+    p->drawRoundedRect(rect_, rect_.height() / 2, rect_.height() / 2);
+    QFont f = nodeTextFont();
+    f.setBold(true);
+    p->setFont(f);
+    p->setPen(Qt::white);
+    p->drawText(rect_, Qt::AlignCenter, text_);
 }
 
 }  // namespace passlens::ui

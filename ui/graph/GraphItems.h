@@ -59,14 +59,64 @@ public:
     QRectF boundingRect() const override { return bounds_; }
     void paint(QPainter* p, const QStyleOptionGraphicsItem* opt, QWidget* w) override;
     void setHighlighted(bool on);
+    void setStyleOverride(const EdgeStyle* style);
+    bool hasStyleOverride() const { return override_.has_value(); }
+    uint32_t from() const { return from_; }
+    uint32_t to() const { return to_; }
 
 private:
+    uint32_t from_ = 0, to_ = 0;
+    std::optional<EdgeStyle> override_;
     QPainterPath path_;
     QPolygonF arrow_;
     QString label_;
     QPointF labelPos_;
     QRectF bounds_;
     bool highlighted_ = false;
+};
+
+/// Translucent frame around a cluster of boxes; drawn under nodes and edges.
+class ClusterItem : public QGraphicsItem {
+public:
+    enum { Type = UserType + 3 };
+    ClusterItem(const QRectF& frame, const QString& label, const QColor& color);
+    int type() const override { return Type; }
+    QRectF boundingRect() const override { return frame_.adjusted(-2, -2, 2, 2); }
+    void paint(QPainter* p, const QStyleOptionGraphicsItem* opt, QWidget* w) override;
+
+private:
+    QRectF frame_;
+    QColor color_;
+};
+
+/// A cluster's label on a light plate, above the edges (their labels cross cluster frames).
+class ClusterLabelItem : public QGraphicsItem {
+public:
+    enum { Type = UserType + 5 };
+    ClusterLabelItem(const QPointF& pos, qreal maxWidth, const QString& label, const QColor& color);
+    int type() const override { return Type; }
+    QRectF boundingRect() const override { return rect_; }
+    void paint(QPainter* p, const QStyleOptionGraphicsItem* opt, QWidget* w) override;
+
+private:
+    QRectF rect_;
+    QString text_;
+    QColor color_;
+};
+
+/// A small tag ("anchor") drawn over a box's top-left corner, above the boxes.
+class TagItem : public QGraphicsItem {
+public:
+    enum { Type = UserType + 4 };
+    TagItem(const QRectF& box, const QString& text, const QColor& color);
+    int type() const override { return Type; }
+    QRectF boundingRect() const override { return rect_.adjusted(-1, -1, 1, 1); }
+    void paint(QPainter* p, const QStyleOptionGraphicsItem* opt, QWidget* w) override;
+
+private:
+    QRectF rect_;
+    QString text_;
+    QColor color_;
 };
 
 }  // namespace passlens::ui

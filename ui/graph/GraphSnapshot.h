@@ -25,4 +25,19 @@ struct NodeStyle {
     QString badge;             ///< short text drawn at the box's top-right corner
 };
 
+/// Per-edge decoration set from outside (e.g. the edge that blocked a fusion).
+struct EdgeStyle {
+    QColor color;
+    qreal width = 2.6;
+    bool dashed = false;
+};
+
+/// A group of nodes framed together in the view (fusion groups), its anchor tagged.
+struct NodeCluster {
+    QString label;
+    std::vector<ir::NodeId> members;
+    ir::NodeId anchor = ir::kNone;
+    QColor color;              ///< invalid: picked from a palette by position
+};
+
 }  // namespace passlens::ui

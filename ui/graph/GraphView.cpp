@@ -1,14 +1,20 @@
 #include "graph/GraphView.h"
 
+#include <QContextMenuEvent>
+#include <QFontMetricsF>
 #include <QGraphicsScene>
+#include <QMenu>
 #include <QPainter>
 #include <QScrollBar>
 #include <QWheelEvent>
 #include <cmath>
+#include <iterator>
+#include <memory>
 
 #include "graph/GraphItems.h"
 #include "graph/LayoutJob.h"
 #include "graph/Minimap.h"
+#include "layout/Clusters.h"
 
 namespace passlens::ui {
 
@@ -42,8 +48,15 @@ void GraphView::setSnapshot(SnapshotPtr snap) {
     edgesByNode_.clear();
     searchHits_.clear();
     ghosts_.clear();
+    clusterItems_.clear();
+    clusterTags_.clear();
+    clusters_.clear();
     snapshot_ = std::move(snap);
-    if (!snapshot_) return updateMinimapVisibility();
+    if (!snapshot_) {
+        updateMinimapVisibility();
+        emit snapshotReplaced();
+        return;
+    }
     const auto& dg = snapshot_->display;
     const auto& lr = snapshot_->layout;
     for (size_t i = 0; i < dg.nodes.size(); ++i) {
@@ -61,11 +74,14 @@ void GraphView::setSnapshot(SnapshotPtr snap) {
         scene_->addItem(item);
         edgesByNode_[dg.edges[i].from].push_back(item);
         edgesByNode_[dg.edges[i].to].push_back(item);
+        if (auto it = edgeStyles_.find({dg.edges[i].from, dg.edges[i].to}); it != edgeStyles_.end())
+            item->setStyleOverride(&it->second);
     }
     const auto& b = lr.bounds;
     scene_->setSceneRect(QRectF(b.x, b.y, b.width, b.height).adjusted(-40, -40 - captionRoom(), 40, 40));
     minimap_->refit();
     showReadableOverview();
+    emit snapshotReplaced();
 }
 
 void GraphView::showReadableOverview() {
@@ -156,6 +172,111 @@ void GraphView::setNodeStyle(ir::NodeId id, const NodeStyle& style) {
 void GraphView::clearNodeStyle(ir::NodeId id) {
     styles_.erase(id);
     if (NodeItem* item = itemForNode(id)) item->setStyleOverride(nullptr);
+}
+
+int GraphView::setEdgeStyle(ir::NodeId from, ir::NodeId to, const EdgeStyle& style) {
+    const EdgeStyle& kept = edgeStyles_[{from, to}] = style;
+    int n = 0;
+    if (auto it = edgesByNode_.find(from); it != edgesByNode_.end())
+        for (EdgeItem* e : it->second)
+            if (e->from() == from && e->to() == to) { e->setStyleOverride(&kept); ++n; }
+    return n;
+}
+
+void GraphView::clearEdgeStyle(ir::NodeId from, ir::NodeId to) {
+    edgeStyles_.erase({from, to});
+    if (auto it = edgesByNode_.find(from); it != edgesByNode_.end())
+        for (EdgeItem* e : it->second)
+            if (e->from() == from && e->to() == to) e->setStyleOverride(nullptr);
+}
+
+void GraphView::clearEdgeStyles() {
+    for (const auto& [ends, style] : edgeStyles_)
+        if (auto it = edgesByNode_.find(ends.first); it != edgesByNode_.end())
+            for (EdgeItem* e : it->second)
+                if (e->to() == ends.second) e->setStyleOverride(nullptr);
+    edgeStyles_.clear();
+}
+
+int GraphView::styledEdgeCount(ir::NodeId from, ir::NodeId to) const {
+    int n = 0;
+    if (auto it = edgesByNode_.find(from); it != edgesByNode_.end())
+        for (EdgeItem* e : it->second) n += e->from() == from && e->to() == to && e->hasStyleOverride();
+    return n;
+}
+
+void GraphView::setClusters(std::vector<NodeCluster> clusters) {
+    clusters_ = std::move(clusters);
+    rebuildClusterItems();
+}
+
+void GraphView::rebuildClusterItems() {
+    for (QGraphicsItem* i : clusterItems_) delete i;
+    for (QGraphicsItem* i : clusterTags_) delete i;
+    clusterItems_.clear();
+    clusterTags_.clear();
+    // Distinct hues that stay readable as a translucent wash behind the category colors.
+    static const char* palette[] = {"#7c3aed", "#0d9488", "#db2777", "#2563eb", "#ca8a04", "#16a34a", "#ea580c"};
+    // Label band: the label plus room for the anchor tag that straddles the top member's border.
+    const double labelHeight = QFontMetricsF(nodeTextFont()).height() + 10;
+    for (size_t c = 0; c < clusters_.size(); ++c) {
+        const NodeCluster& cl = clusters_[c];
+        std::vector<layout::Rect> rects;
+        for (ir::NodeId m : cl.members)
+            if (NodeItem* item = itemForNode(m)) {
+                const QRectF r = item->boundingRect().adjusted(4, 4, -4, -4);  // the box itself
+                rects.push_back({r.x(), r.y(), r.width(), r.height()});
+            }
+        auto frame = layout::clusterFrame(rects, 10, labelHeight);
+        if (!frame) continue;
+        const QColor color = cl.color.isValid() ? cl.color : QColor(palette[c % std::size(palette)]);
+        const auto& f = frame->frame;
+        auto* item = new ClusterItem(QRectF(f.x, f.y, f.width, f.height), cl.label, color);
+        item->setVisible(clustersVisible_);
+        scene_->addItem(item);
+        clusterItems_.push_back(item);
+        auto* label = new ClusterLabelItem(QPointF(frame->labelAnchor.x, frame->labelAnchor.y),
+                                           std::max(f.right() - frame->labelAnchor.x - 6, 130.0), cl.label, color);
+        label->setVisible(clustersVisible_);
+        scene_->addItem(label);
+        clusterTags_.push_back(label);
+        if (NodeItem* anchor = itemForNode(cl.anchor)) {
+            auto* tag = new TagItem(anchor->boundingRect().adjusted(4, 4, -4, -4), QObject::tr("anchor"), color);
+            tag->setVisible(clustersVisible_);
+            scene_->addItem(tag);
+            clusterTags_.push_back(tag);
+        }
+    }
+}
+
+void GraphView::setClustersVisible(bool on) {
+    clustersVisible_ = on;
+    for (QGraphicsItem* i : clusterItems_) i->setVisible(on);
+    for (QGraphicsItem* i : clusterTags_) i->setVisible(on);
+}
+
+QMenu* GraphView::createNodeContextMenu(ir::NodeId id, QWidget* parent) {
+    auto* menu = new QMenu(parent);
+    if (!snapshot_ || !itemForNode(id)) return menu;
+    menu->addAction(tr("Center on Node"), this, [this, id] { centerOnNode(id); });
+    emit nodeContextMenuRequested(id, menu);
+    return menu;
+}
+
+NodeItem* GraphView::nodeItemAt(const QPoint& viewPos) const {
+    for (QGraphicsItem* i : items(viewPos))
+        if (auto* n = qgraphicsitem_cast<NodeItem*>(i)) return n;
+    return nullptr;
+}
+
+void GraphView::contextMenuEvent(QContextMenuEvent* e) {
+    NodeItem* item = nodeItemAt(e->pos());
+    if (!item || (item->key() & layout::kKeyTagMask)) return QGraphicsView::contextMenuEvent(e);
+    scene_->clearSelection();
+    item->setSelected(true);
+    std::unique_ptr<QMenu> menu(createNodeContextMenu(item->key(), this));
+    menu->exec(e->globalPos());
+    e->accept();
 }
 
 void GraphView::clearNodeStyles() {
@@ -329,7 +450,7 @@ void GraphView::wheelEvent(QWheelEvent* e) {
 }
 
 void GraphView::mouseDoubleClickEvent(QMouseEvent* e) {
-    if (auto* item = qgraphicsitem_cast<NodeItem*>(itemAt(e->pos()))) {
+    if (NodeItem* item = nodeItemAt(e->pos())) {
         uint32_t key = item->key();
         if ((key & layout::kKeyTagMask) == 0 && snapshot_ && snapshot_->graph->node(key).hasSubgraphs()) {
             emit subgraphRequested(key);

@@ -4,11 +4,13 @@
 // can link their selection to it.
 #include <QGraphicsView>
 #include <QHash>
+#include <map>
 #include <unordered_map>
 
 #include "graph/GraphSnapshot.h"
 
 class QGraphicsScene;
+class QMenu;
 
 namespace passlens::ui {
 
@@ -62,6 +64,27 @@ public:
     void setMinimapVisible(bool on);
     bool minimapVisible() const;
 
+    /// Decorates the edges from operator `from` to operator `to` (every value between them);
+    /// returns how many drawn edges that styled now. Kept across setSnapshot like node styles.
+    int setEdgeStyle(ir::NodeId from, ir::NodeId to, const EdgeStyle& style);
+    void clearEdgeStyle(ir::NodeId from, ir::NodeId to);
+    void clearEdgeStyles();
+    /// Drawn edges from `from` to `to` that carry a style now.
+    int styledEdgeCount(ir::NodeId from, ir::NodeId to) const;
+
+    /// Cluster overlay: a translucent frame around each cluster's drawn members, its label on top
+    /// and its anchor tagged. Replaced as a whole; setSnapshot drops it (clusters belong to a graph).
+    void setClusters(std::vector<NodeCluster> clusters);
+    void setClustersVisible(bool on);
+    bool clustersVisible() const { return clustersVisible_; }
+    /// Cluster frames in the scene (clusters with at least one drawn member).
+    int clusterOverlayCount() const { return static_cast<int>(clusterItems_.size()); }
+    const std::vector<NodeCluster>& clusters() const { return clusters_; }
+
+    /// The node's context menu, filled by whoever listens to nodeContextMenuRequested (the caller
+    /// owns it). The view calls this on a right-click; tests call it directly.
+    QMenu* createNodeContextMenu(ir::NodeId id, QWidget* parent);
+
 public slots:
     void zoomIn();
     void zoomOut();
@@ -74,6 +97,10 @@ signals:
     void valueSelected(ir::ValueId id);      ///< an input/output/constant box was selected
     void subgraphRequested(ir::NodeId id);   ///< double-click on an If/Loop/Scan
     void zoomChanged(double factor);
+    /// A node's context menu is being built: add actions to `menu` (synchronously).
+    void nodeContextMenuRequested(ir::NodeId id, QMenu* menu);
+    /// setSnapshot replaced the drawing (overlays and highlights of the old one are gone).
+    void snapshotReplaced();
 
 protected:
     void wheelEvent(QWheelEvent* e) override;
@@ -81,6 +108,7 @@ protected:
     void resizeEvent(QResizeEvent* e) override;
     void drawForeground(QPainter* p, const QRectF& rect) override;
     void scrollContentsBy(int dx, int dy) override;
+    void contextMenuEvent(QContextMenuEvent* e) override;
 
 private:
     void onSelectionChanged();
@@ -90,6 +118,8 @@ private:
     void drawCaption(QPainter* p);
     /// Scene units kept free above the drawing so the caption does not cover the first boxes.
     double captionRoom() const { return caption_.isEmpty() ? 0.0 : 44.0; }
+    NodeItem* nodeItemAt(const QPoint& viewPos) const;
+    void rebuildClusterItems();
 
     QGraphicsScene* scene_;
     SnapshotPtr snapshot_;
@@ -103,6 +133,11 @@ private:
     bool minimapWanted_ = true;
     QString caption_;
     std::vector<std::pair<QColor, QString>> captionSwatches_;
+    std::map<std::pair<ir::NodeId, ir::NodeId>, EdgeStyle> edgeStyles_;
+    std::vector<NodeCluster> clusters_;
+    std::vector<QGraphicsItem*> clusterItems_;  ///< frames; their labels and anchor tags live in clusterTags_
+    std::vector<QGraphicsItem*> clusterTags_;
+    bool clustersVisible_ = true;
 };
 
 }  // namespace passlens::ui

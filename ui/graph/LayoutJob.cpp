@@ -36,6 +36,8 @@ layout::BoxSizer makeSizer() {
 
 }  // namespace
 
+layout::BoxSizer nodeBoxSizer() { return makeSizer(); }
+
 SnapshotPtr layoutNow(std::shared_ptr<const ir::Model> model, const ir::Graph* graph, layout::DisplayOptions options) {
     auto snap = std::make_shared<GraphSnapshot>();
     snap->model = std::move(model);

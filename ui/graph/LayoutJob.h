@@ -10,6 +10,8 @@ namespace passlens::ui {
 /// Font used for box text; box sizes are measured with it on the calling thread.
 QFont nodeTitleFont();
 QFont nodeTextFont();
+/// Box sizes measured with those fonts (callable from any thread).
+layout::BoxSizer nodeBoxSizer();
 
 /// Starts the layout of `graph` (owned by `model`) in the thread pool. Never throws; the future
 /// throws the error on result().

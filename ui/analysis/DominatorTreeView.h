@@ -1,0 +1,78 @@
+#pragma once
+// The post-dominator (or dominator) tree of the graph a GraphView shows, drawn with Graphviz in its
+// own GraphView (same boxes and colors, keyed by NodeId). Building and laying out the tree run off
+// the GUI thread. Selection is linked by signals only: selectNode() in, nodeSelected() out, and
+// pathChanged() names the nodes between the selected node and its immediate (post-)dominator.
+#include <QFutureWatcher>
+#include <QWidget>
+#include <memory>
+#include <vector>
+
+#include "analysis/Dominators.h"
+#include "graph/GraphSnapshot.h"
+
+class QLabel;
+class QToolButton;
+
+namespace passlens::ui {
+
+class GraphView;
+
+class DominatorTreeView : public QWidget {
+    Q_OBJECT
+public:
+    explicit DominatorTreeView(QWidget* parent = nullptr);
+    ~DominatorTreeView() override;
+
+    /// The graph whose tree to show: the snapshot the graph view shows (nullptr clears).
+    void setGraph(SnapshotPtr graphSnapshot);
+    void setPostDominators(bool post);
+    bool postDominators() const { return post_; }
+
+    bool busy() const { return watcher_.isRunning(); }
+    GraphView* treeView() const { return view_; }
+    /// The tree on screen (nullptr while none is shown).
+    std::shared_ptr<const analysis::DominatorTree> tree() const { return tree_; }
+    ir::NodeId currentNode() const { return current_; }
+    /// Nodes between `n` and its immediate (post-)dominator in the shown tree (empty without one).
+    std::vector<ir::NodeId> pathFor(ir::NodeId n) const;
+
+public slots:
+    /// Selection made elsewhere (the graph view): selects the box without echoing nodeSelected.
+    void selectNode(ir::NodeId id);
+
+signals:
+    /// The user selected a node in the tree.
+    void nodeSelected(ir::NodeId id);
+    /// The current node changed (from either side): `dominator` is its immediate (post-)dominator
+    /// (kNone = the virtual exit/entry), `path` the nodes on the paths between them. node == kNone:
+    /// nothing selected.
+    void pathChanged(ir::NodeId node, ir::NodeId dominator, std::vector<ir::NodeId> path, bool post);
+    /// A new tree is on screen.
+    void treeReady();
+
+private:
+    struct Result {
+        SnapshotPtr drawing;
+        std::shared_ptr<const analysis::DominatorTree> tree;
+        QString error;
+    };
+    void start();
+    void onFinished();
+    void onTreeSelection(ir::NodeId id);
+    void announce();
+
+    GraphView* view_;
+    QToolButton* postButton_;
+    QToolButton* domButton_;
+    QLabel* status_;
+    SnapshotPtr graph_;
+    bool post_ = true;
+    std::shared_ptr<const analysis::DominatorTree> tree_;
+    ir::NodeId current_ = ir::kNone;
+    bool syncing_ = false;           ///< selecting a box on request: do not echo nodeSelected
+    QFutureWatcher<Result> watcher_;
+    uint64_t generation_ = 0, watchedGeneration_ = 0;
+};
+
+}  // namespace passlens::ui
