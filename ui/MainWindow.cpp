@@ -488,7 +488,15 @@ void MainWindow::buildAnalysisDocks() {
             [this](ir::NodeId node, ir::NodeId dominator, const std::vector<ir::NodeId>& path, bool post) {
                 if (node == ir::kNone) return analysisHighlight_->clear();
                 std::map<ir::NodeId, NodeStyle> styles;
-                for (ir::NodeId n : path) styles[n] = NodeStyle{QColor("#ede9fe"), QColor("#7c3aed"), 1.0, false, {}};
+                for (ir::NodeId n : path) {
+                    NodeStyle style{QColor("#ede9fe"), QColor("#7c3aed"), 1.0, false, {}};
+                    // On a pass step the path keeps its diff fill and badge: only the border says "path".
+                    if (DiffState d = shownDiff_.stateOf(n); d != DiffState::Unchanged) {
+                        style.fill = styleFor(d).fill;
+                        style.badge = styleFor(d).badge;
+                    }
+                    styles[n] = style;
+                }
                 if (dominator != ir::kNone) styles[dominator].badge = post ? tr("ipdom") : tr("idom");
                 analysisHighlight_->show(styles);
             });

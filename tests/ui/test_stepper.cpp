@@ -670,6 +670,8 @@ private slots:
             QVERIFY(waitFor(ghosts, 10000));
             QCOMPARE(ghosts.last().at(0).toInt(), int(w.shownDiff().removed.size()));
             QVERIFY(w.graphView()->selectNode(w.shownDiff().added.front()));
+            // The selection's dominator path (border) keeps the diff colors of the step.
+            QCOMPARE(w.graphView()->nodeStyle(w.shownDiff().added.front())->fill, ui::styleFor(ui::DiffState::Added).fill);
             w.graphView()->fitAll();
             QCoreApplication::processEvents();
             const QString path = QString(PASSLENS_SCREENSHOT_DIR) + "/stepper_fusion_ghosts.png";
