@@ -47,17 +47,33 @@ OpPattern patternOfOpType(std::string_view op, std::string_view domain) {
     return OpPattern::Opaque;  // control flow, Softmax, LSTM, custom domains, ...
 }
 
+namespace {
+
+/// True when two shapes are equal at run time for every input: same rank, and each pair of dims
+/// either static and equal or the same named symbol (ONNX: one dim_param name is one value).
+bool provablySameShape(const std::optional<ir::Shape>& a, const std::optional<ir::Shape>& b) {
+    if (!a || !b || a->rank() != b->rank()) return false;
+    for (size_t i = 0; i < a->rank(); ++i) {
+        const ir::Dim& x = a->dims[i];
+        const ir::Dim& y = b->dims[i];
+        if (x.isStatic() && y.isStatic() && *x.value == *y.value) continue;
+        if (!x.isStatic() && !y.isStatic() && !x.param.empty() && x.param == y.param) continue;
+        return false;
+    }
+    return true;
+}
+
+}  // namespace
+
 OpPattern patternOf(const ir::Graph& g, ir::NodeId n) {
     const auto& node = g.node(n);
     OpPattern p = patternOfOpType(node.opType, node.domain);
     if (p != OpPattern::Broadcast || node.outputs.empty() || node.outputs[0] == ir::kNone) return p;
-    // Only static shapes prove that nothing is broadcast (symbolic dims may still differ at run time).
+    // Only shapes proven equal (static, or the same named symbols) show that nothing is broadcast.
     const auto& outShape = g.value(node.outputs[0]).type.shape;
-    if (!outShape || !outShape->isStatic()) return p;
     for (ir::ValueId v : node.inputs) {
         if (v == ir::kNone) continue;
-        const auto& s = g.value(v).type.shape;
-        if (!s || !s->isStatic() || !(*s == *outShape)) return p;
+        if (!provablySameShape(g.value(v).type.shape, outShape)) return p;
     }
     return OpPattern::ElemWise;  // no input is actually broadcast
 }
@@ -66,9 +82,7 @@ OpPattern edgePattern(const ir::Graph& g, ir::NodeId consumer, ir::ValueId input
     const auto& node = g.node(consumer);
     OpPattern p = patternOfOpType(node.opType, node.domain);
     if (p != OpPattern::Broadcast || node.outputs.empty() || node.outputs[0] == ir::kNone || input == ir::kNone) return p;
-    const auto& outShape = g.value(node.outputs[0]).type.shape;
-    const auto& inShape = g.value(input).type.shape;
-    if (outShape && inShape && outShape->isStatic() && inShape->isStatic() && *outShape == *inShape) return OpPattern::ElemWise;
+    if (provablySameShape(g.value(input).type.shape, g.value(node.outputs[0]).type.shape)) return OpPattern::ElemWise;
     return p;
 }
 

@@ -1,5 +1,7 @@
 #include "TestSupport.h"
 
+#include <gtest/gtest.h>
+
 #include <algorithm>
 #include <fstream>
 #include <sstream>
@@ -9,7 +11,12 @@
 namespace passlens::test {
 
 std::string tempDir(const std::string& name) {
-    auto p = std::filesystem::path(PASSLENS_TEST_TMP) / name;
+    // One folder per running test: CTest runs tests in parallel processes, and two tests asking
+    // for the same name must not clear each other's files.
+    auto p = std::filesystem::path(PASSLENS_TEST_TMP);
+    if (const auto* info = ::testing::UnitTest::GetInstance()->current_test_info())
+        p /= std::string(info->test_suite_name()) + "." + info->name();
+    p /= name;
     std::filesystem::remove_all(p);
     std::filesystem::create_directories(p);
     return p.string();

@@ -13,7 +13,7 @@ inline std::string modelsDir() { return PASSLENS_MODELS_DIR; }
 inline std::string testdataDir() { return PASSLENS_TESTDATA_DIR; }
 inline std::string cliPath() { return PASSLENS_CLI; }
 /// A fresh folder under the build tree for this test's files.
-std::string tempDir(const std::string& name);
+std::string tempDir(const std::string& name);  ///< fresh folder tmp/<Suite.Test>/<name>
 
 /// The five real models of DESIGN.md, by file name.
 const std::vector<std::string>& realModelNames();
