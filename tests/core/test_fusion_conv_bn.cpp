@@ -114,3 +114,20 @@ TEST(FusionConvBn, EveryBatchNormOfPaddleOcrClsFolds) {
                   {{"p2o.DynamicDimension.0", 1}, {"p2o.DynamicDimension.1", 48}, {"p2o.DynamicDimension.2", 64}});
     EXPECT_EQ(opCounts(m.graph)["BatchNormalization"], 0);
 }
+
+// The applied remark names the fused Conv (the Remarks dock selects it); only the constants the
+// folded pair read are removed — an unrelated unread initializer is left for DCE.
+TEST(FusionConvBn, AppliedRemarkNamesTheFusedConvAndOnlyItsConstantsGo) {
+    Model m = convBn(true, 0);
+    const size_t lonelyBytes = 16;
+    m.graph.addInitializer("unrelated", makeTensorOf(DataType::Float, {4}, std::vector<float>(lonelyBytes / 4, 1.f)));
+    PassResult r = runAndCompare(m, {"fuse-conv-bn"});
+    ASSERT_EQ(opCounts(m.graph)["BatchNormalization"], 0);
+    NodeId fused = m.graph.value(m.graph.node(*m.graph.findNode("relu")).inputs[0]).producer;
+    bool named = false;
+    for (const auto& rm : r.remarks)
+        if (rm.kind == RemarkKind::Applied && rm.nodes == std::vector<NodeId>{fused}) named = true;
+    EXPECT_TRUE(named);
+    EXPECT_TRUE(m.graph.findValue("unrelated").has_value());
+    for (const char* gone : {"w", "g", "b", "m", "v"}) EXPECT_FALSE(m.graph.findValue(gone).has_value()) << gone;
+}

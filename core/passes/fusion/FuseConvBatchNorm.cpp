@@ -1,6 +1,7 @@
 // Conv + BatchNormalization folding, with the checks its known traps demand: the Conv output must
 // have the BatchNormalization as its only reader, the BN must be in inference mode (one output
 // used, training_mode unset), and weights, bias and BN parameters must be float32 constants.
+#include <algorithm>
 #include <cmath>
 
 #include "passes/fusion/FusionPasses.h"
@@ -25,6 +26,7 @@ void FuseConvBatchNorm::runImpl(PassContext& ctx) const {
     ctx.forEachGraph([&](Rewriter& rw) {
         Graph& g = rw.graph();
         rw.setRule("fold-conv-bn");
+        std::vector<ValueId> replacedConstants;
         for (NodeId bnId : std::vector<NodeId>(g.nodeOrder())) {
             if (!g.hasNode(bnId)) continue;
             const Node& bn = g.node(bnId);
@@ -88,12 +90,20 @@ void FuseConvBatchNorm::runImpl(PassContext& ctx) const {
             std::vector<Attribute> attrs = conv.attributes;
             ValueId input = conv.inputs[0];
             ValueId out = bn.outputs[0];
-            rw.replaceNodes({convId, bnId}, "Conv", {input, wv, bv}, {out}, std::move(attrs),
-                            pair + ": BatchNormalization folded into the convolution's weights and bias", convName);
-            rw.applied({}, pair + " folded into one Conv");
+            // The constants the pair read: the ones nothing else reads go with the pair.
+            for (NodeId n : {convId, bnId})
+                for (size_t i = 1; i < g.node(n).inputs.size(); ++i)
+                    if (g.node(n).inputs[i] != kNone && g.value(g.node(n).inputs[i]).initializer)
+                        replacedConstants.push_back(g.node(n).inputs[i]);
+            NodeId fused = rw.replaceNodes({convId, bnId}, "Conv", {input, wv, bv}, {out}, std::move(attrs),
+                                           pair + ": BatchNormalization folded into the convolution's weights and bias", convName);
+            rw.applied({fused}, pair + " folded into one Conv");
         }
-        // Weights the old Conv read and nothing reads now.
-        for (ValueId v : std::vector<ValueId>(g.initializerOrder())) {
+        // Weights the folded pairs read and nothing reads now (other unread initializers are DCE's).
+        std::sort(replacedConstants.begin(), replacedConstants.end());
+        replacedConstants.erase(std::unique(replacedConstants.begin(), replacedConstants.end()), replacedConstants.end());
+        for (ValueId v : replacedConstants) {
+            if (!g.hasValue(v)) continue;
             const Value& val = g.value(v);
             if (val.consumers.empty() && !val.isGraphOutput && !val.isGraphInput && !rw.isCapturedBySubgraph(v))
                 rw.removeInitializer(v, "'" + val.name + "' is no longer read after folding");
