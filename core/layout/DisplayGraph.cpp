@@ -132,6 +132,63 @@ std::string constantNodeDims(const Node& n) {
     return {};
 }
 
+/// A box that shows constant value `v` (an initializer, or a Constant node's output): its name
+/// and dims. The caller sets the key.
+DisplayNode constantValueBox(const Graph& g, ValueId v) {
+    const Value& val = g.value(v);
+    std::string dims;
+    if (val.initializer) dims = tensorDims(*val.initializer);
+    else if (val.producer != kNone) dims = constantNodeDims(g.node(val.producer));
+    DisplayNode dn;
+    dn.kind = DisplayNode::Kind::Constant;
+    dn.value = v;
+    dn.title = val.name;
+    dn.subtitle = "⟨" + (dims.empty() ? std::string("?") : dims) + "⟩";
+    dn.category = OpCategory::Constant;
+    return dn;
+}
+
+/// Unfolded mode: a constant box with several outgoing edges keeps its first reader (in node
+/// order); every other reader gets its own copy of the box, listed just before that reader. The
+/// copies show the same value, so selecting one resolves to what the shared box resolved to.
+void copySharedConstants(const Graph& g, DisplayGraph& dg) {
+    std::unordered_map<uint32_t, size_t> outDegree;
+    for (const auto& e : dg.edges) ++outDegree[e.from];
+    std::unordered_map<uint32_t, const DisplayNode*> byKey;
+    for (const auto& n : dg.nodes) byKey[n.key] = &n;
+    auto isSharedConstant = [&](uint32_t key) {
+        if (outDegree[key] < 2) return false;
+        const DisplayNode& n = *byKey.at(key);
+        if (n.kind == DisplayNode::Kind::Constant) return !g.value(n.value).isGraphOutput;
+        return n.kind == DisplayNode::Kind::Op && foldableConstantNode(g, g.node(n.node));
+    };
+    ValueId maxValue = 0;
+    for (ValueId v : g.valueIds()) maxValue = std::max(maxValue, v);
+
+    std::unordered_map<uint32_t, std::vector<DisplayNode>> copiesBefore;  // reader key → its copies
+    std::unordered_set<uint32_t> firstReaderKept;
+    uint32_t nextKey = kFirstCopyKey;
+    for (auto& e : dg.edges) {
+        if (!isSharedConstant(e.from) || firstReaderKept.insert(e.from).second) continue;
+        if ((nextKey & ~kKeyTagMask) <= maxValue) break;  // copy keys would meet value keys
+        DisplayNode copy = constantValueBox(g, e.value);
+        copy.key = nextKey--;
+        copy.copyOf = e.from;
+        e.from = copy.key;
+        copiesBefore[e.to].push_back(std::move(copy));
+        ++dg.constantCopies;
+    }
+    if (copiesBefore.empty()) return;
+    std::vector<DisplayNode> nodes;
+    nodes.reserve(dg.nodes.size() + dg.constantCopies);
+    for (auto& n : dg.nodes) {
+        if (auto it = copiesBefore.find(n.key); it != copiesBefore.end())
+            for (auto& c : it->second) nodes.push_back(std::move(c));
+        nodes.push_back(std::move(n));
+    }
+    dg.nodes = std::move(nodes);
+}
+
 }  // namespace
 
 DisplayGraph buildDisplayGraph(const Graph& g, const DisplayOptions& opt) {
@@ -174,13 +231,8 @@ DisplayGraph buildDisplayGraph(const Graph& g, const DisplayOptions& opt) {
         for (ValueId v : g.initializerOrder()) {
             const Value& val = g.value(v);
             if (val.consumers.empty() && !val.isGraphOutput) continue;
-            DisplayNode dn;
+            DisplayNode dn = constantValueBox(g, v);
             dn.key = kConstantKeyTag | v;
-            dn.kind = DisplayNode::Kind::Constant;
-            dn.value = v;
-            dn.title = val.name;
-            dn.subtitle = "⟨" + tensorDims(*val.initializer) + "⟩";
-            dn.category = OpCategory::Constant;
             producerKey[v] = dn.key;
             dg.nodes.push_back(std::move(dn));
         }
@@ -243,7 +295,14 @@ DisplayGraph buildDisplayGraph(const Graph& g, const DisplayOptions& opt) {
             if (v != kNone) addEdge(v, id);
     }
     for (ValueId v : g.outputs()) addEdge(v, kOutputKeyTag | v);
+    if (!opt.foldConstants && opt.copySharedConstants) copySharedConstants(g, dg);
     return dg;
+}
+
+ValueId DisplayGraph::valueOfKey(uint32_t key) const {
+    for (const auto& n : nodes)
+        if (n.key == key) return n.kind == DisplayNode::Kind::Op ? kNone : n.value;
+    return kNone;
 }
 
 std::pair<double, double> estimateBoxSize(const DisplayNode& n) {

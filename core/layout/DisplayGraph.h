@@ -33,6 +33,9 @@ std::span<const OpCategory> allCategories();
 struct DisplayOptions {
     bool foldConstants = true;  ///< initializers and Constant nodes become lines in their consumers
     int64_t opset = 17;         ///< ai.onnx opset, to name folded inputs after the schema ("W", "B")
+    /// Unfolded only: a constant with several readers is drawn once per reader (a long edge from
+    /// one shared box across the graph reads badly and makes `dot` slow).
+    bool copySharedConstants = true;
 };
 
 /// Key ranges: operator boxes use their NodeId; other boxes put a tag in the top bits.
@@ -40,6 +43,9 @@ inline constexpr uint32_t kInputKeyTag = 0x80000000u;
 inline constexpr uint32_t kOutputKeyTag = 0x40000000u;
 inline constexpr uint32_t kConstantKeyTag = 0xC0000000u;
 inline constexpr uint32_t kKeyTagMask = 0xC0000000u;
+/// Per-reader copies of a shared constant: constant-tagged keys counted down from here (value ids
+/// never get this high; the builder stops copying before a copy key could meet one).
+inline constexpr uint32_t kFirstCopyKey = 0xFFFFFFFEu;
 
 struct DisplayNode {
     enum class Kind { Op, Input, Output, Constant };
@@ -52,6 +58,9 @@ struct DisplayNode {
     std::vector<std::string> foldedLines;  ///< "W ⟨8×3×3×3⟩"
     OpCategory category = OpCategory::Other;
     bool hasSubgraphs = false;
+    /// For a per-reader copy of a shared constant: the key of the box it repeats (the initializer's
+    /// box or the Constant node's box, which keeps the first reader); 0 otherwise.
+    uint32_t copyOf = 0;
 };
 
 struct DisplayEdge {
@@ -65,6 +74,11 @@ struct DisplayGraph {
     std::vector<DisplayEdge> edges;
     size_t opBoxCount = 0;          ///< boxes that are operator nodes
     size_t foldedConstantNodes = 0; ///< Constant operator nodes drawn inside their consumers
+    size_t constantCopies = 0;      ///< extra boxes drawn for shared constants (unfolded mode)
+
+    /// The value a non-operator box shows (input, output, constant or a constant's copy);
+    /// kNone for operator boxes and unknown keys.
+    ir::ValueId valueOfKey(uint32_t key) const;
 };
 
 DisplayGraph buildDisplayGraph(const ir::Graph& g, const DisplayOptions& options = {});

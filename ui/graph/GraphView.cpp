@@ -161,7 +161,7 @@ void GraphView::onSelectionChanged() {
         for (EdgeItem* e : it->second) e->setHighlighted(true);
     uint32_t key = item->key();
     if ((key & layout::kKeyTagMask) == 0) emit nodeSelected(key);
-    else emit valueSelected(key & ~layout::kKeyTagMask);
+    else emit valueSelected(snapshot_->display.valueOfKey(key));  // copies of a shared constant too
 }
 
 void GraphView::setNodeStyle(ir::NodeId id, const NodeStyle& style) {
