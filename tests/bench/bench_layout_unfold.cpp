@@ -1,6 +1,7 @@
-// dot layout of PP-OCRv4 rec after the `all` pipeline with constants unfolded: one box per reader
-// of a shared constant (the app's drawing) vs one shared box per constant (before), against the
-// folded drawing as the baseline, all in one process. Counters: boxes, edges, dot_s.
+// PP-OCRv4 rec after the `all` pipeline with constants unfolded: one box per reader of a shared
+// constant (now) vs one shared box per constant (before), against the folded drawing as the
+// baseline, all in one process. Layout* = the app's layout (no labels; counters boxes, edges,
+// dot_s); Render* = `passlens-cli render` (styled, edge labels, Graphviz writes the .dot text).
 #include <benchmark/benchmark.h>
 
 #include "layout/DisplayGraph.h"
@@ -25,13 +26,13 @@ const ir::Model& recAfterAll() {
     return model;
 }
 
-layout::LayoutRequest recRequest(bool fold, bool copies) {
+layout::LayoutRequest recRequest(bool fold, bool copies, bool styled = false) {
     const auto& m = recAfterAll();
     layout::DisplayOptions o;
     o.foldConstants = fold;
     o.copySharedConstants = copies;
     o.opset = m.opsetFor("") ? m.opsetFor("") : 17;
-    return layout::toLayoutRequest(layout::buildDisplayGraph(m.graph, o), nullptr);
+    return layout::toLayoutRequest(layout::buildDisplayGraph(m.graph, o), nullptr, styled);
 }
 
 void run(benchmark::State& state, const layout::LayoutRequest& req) {
@@ -42,12 +43,25 @@ void run(benchmark::State& state, const layout::LayoutRequest& req) {
     state.counters["dot_s"] = dot;
 }
 
+void render(benchmark::State& state, const layout::LayoutRequest& req) {
+    for (auto _ : state) layout::renderWithGraphviz(req, "dot", "/dev/null");
+    state.counters["boxes"] = double(req.boxes.size());
+    state.counters["edges"] = double(req.edges.size());
+}
+
 void BM_LayoutFoldedRec(benchmark::State& s) { static auto r = recRequest(true, true); run(s, r); }
 void BM_LayoutUnfoldedRec(benchmark::State& s) { static auto r = recRequest(false, true); run(s, r); }
 void BM_LayoutUnfoldedRecSharedBoxes(benchmark::State& s) { static auto r = recRequest(false, false); run(s, r); }
+
+void BM_RenderFoldedRec(benchmark::State& s) { static auto r = recRequest(true, true, true); render(s, r); }
+void BM_RenderUnfoldedRec(benchmark::State& s) { static auto r = recRequest(false, true, true); render(s, r); }
+void BM_RenderUnfoldedRecSharedBoxes(benchmark::State& s) { static auto r = recRequest(false, false, true); render(s, r); }
 
 }  // namespace
 
 BENCHMARK(BM_LayoutFoldedRec)->Unit(benchmark::kSecond)->Iterations(1);
 BENCHMARK(BM_LayoutUnfoldedRec)->Unit(benchmark::kSecond)->Iterations(1);
 BENCHMARK(BM_LayoutUnfoldedRecSharedBoxes)->Unit(benchmark::kSecond)->Iterations(1);
+BENCHMARK(BM_RenderFoldedRec)->Unit(benchmark::kSecond)->Iterations(1);
+BENCHMARK(BM_RenderUnfoldedRec)->Unit(benchmark::kSecond)->Iterations(1);
+BENCHMARK(BM_RenderUnfoldedRecSharedBoxes)->Unit(benchmark::kSecond)->Iterations(1);
