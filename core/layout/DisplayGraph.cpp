@@ -332,8 +332,23 @@ LayoutRequest toLayoutRequest(const DisplayGraph& dg, const BoxSizer& sizer, boo
         }
         req.boxes.push_back(std::move(b));
     }
+    // With constant boxes drawn, data edges weigh more than constant edges: otherwise each reader
+    // sits halfway between its data input and the constant box beside it, and a chain of such
+    // readers drifts sideways one step per constant (a staircase many times wider than the graph).
+    const bool constantBoxes = std::any_of(dg.nodes.begin(), dg.nodes.end(),
+                                           [](const DisplayNode& n) { return n.kind == DisplayNode::Kind::Constant; });
+    std::unordered_map<uint32_t, bool> fromConstant;
+    if (constantBoxes) {
+        for (const auto& n : dg.nodes) fromConstant[n.key] = n.kind == DisplayNode::Kind::Constant;
+        // Weighted edges need a few more network-simplex rounds to straighten the chain.
+        if (req.options.nslimit && *req.options.nslimit < kConstantBoxesNslimit)
+            req.options.nslimit = kConstantBoxesNslimit;
+    }
     req.edges.reserve(dg.edges.size());
-    for (const auto& e : dg.edges) req.edges.push_back({e.from, e.to, styled ? e.label : std::string()});
+    for (const auto& e : dg.edges) {
+        const int weight = constantBoxes && !fromConstant[e.from] ? kDataEdgeWeight : 1;
+        req.edges.push_back({e.from, e.to, styled ? e.label : std::string(), weight});
+    }
     return req;
 }
 

@@ -93,6 +93,11 @@ std::string edgeLabel(const ir::TypeInfo& t);
 using BoxSizer = std::function<std::pair<double, double>(const DisplayNode&)>;
 std::pair<double, double> estimateBoxSize(const DisplayNode& n);
 
+/// Edge weight of data edges when constants are boxes (constant edges weigh 1).
+inline constexpr int kDataEdgeWeight = 10;
+/// Lowest x-coordinate nslimit used when constants are boxes (see LayoutOptions::nslimit).
+inline constexpr double kConstantBoxesNslimit = 2.0;
+
 /// The layout request for a display graph; with `styled`, labels and colors for Graphviz's renderers.
 LayoutRequest toLayoutRequest(const DisplayGraph& dg, const BoxSizer& sizer, bool styled = false,
                               LayoutOptions options = {});

@@ -232,6 +232,7 @@ void build(GraphvizSession& s, const LayoutRequest& req, bool styled) {
             throw Error(ErrorKind::Internal, "layout: edge refers to an unknown box");
         Agedge_t* ge = agedge(s.g, a->second, b->second, nullptr, 1);
         if (styled && !e.label.empty()) set(ge, "label", dotLabel(e.label));
+        if (e.weight != 1) set(ge, "weight", std::to_string(e.weight));
         s.edges.push_back(ge);
     }
 }

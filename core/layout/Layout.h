@@ -36,6 +36,7 @@ struct BoxRequest {
 struct EdgeRequest {
     uint32_t from = 0, to = 0;  ///< box keys
     std::string label;          ///< drawn by Graphviz renderers only; the app draws its own
+    int weight = 1;             ///< how hard `dot` keeps the edge short and straight
 };
 
 struct LayoutOptions {

@@ -235,10 +235,74 @@ TEST(LayoutUnfold, RecAfterAllPipelineHasNoSharedConstantBoxes) {
     }
 }
 
+TEST(LayoutUnfold, RecUnfoldedDrawingStaysNarrow) {
+    // Before per-reader copies and weighted data edges the unfolded drawing was ~18× as wide as the
+    // folded one (a sideways staircase); now it is about twice as wide (constants sit beside readers).
+    auto model = onnxio::importModelFile(test::realModel("ch_PP-OCRv4_rec_infer.onnx"));
+    passes::PassManager pm;
+    pm.addLevel(passes::Level::All);
+    passes::PipelineOptions po;
+    po.keepSnapshots = false;
+    pm.run(model, po);
+    auto width = [&](bool fold) {
+        layout::DisplayOptions o;
+        o.foldConstants = fold;
+        o.opset = model.opsetFor("");
+        return layout::layoutGraph(layout::toLayoutRequest(layout::buildDisplayGraph(model.graph, o), nullptr))
+            .bounds.width;
+    };
+    const double folded = width(true), unfoldedWidth = width(false);
+    EXPECT_LT(unfoldedWidth, 4 * folded) << unfoldedWidth << " vs folded " << folded;
+}
+
 TEST(LayoutUnfold, CliRendersRecUnfoldedAfterAll) {
     const std::string dir = test::tempDir("unfold_rec");
     auto r = test::runCli({"render", test::realModel("ch_PP-OCRv4_rec_infer.onnx"), "-o", dir + "/rec.dot",
                            "--no-fold", "--after", "transpose"});
     ASSERT_EQ(r.exitCode, 0) << r.err;
     EXPECT_NE(r.out.find("boxes"), std::string::npos) << r.out;
+}
+
+TEST(LayoutUnfold, DataEdgesWeighMoreOnlyWhenConstantsAreBoxes) {
+    auto s = sharedScalarChain(3, false);
+    DisplayGraph dg = layout::buildDisplayGraph(s.model.graph, unfolded());
+    auto req = layout::toLayoutRequest(dg, nullptr);
+    ASSERT_EQ(req.edges.size(), dg.edges.size());
+    for (size_t i = 0; i < req.edges.size(); ++i)
+        EXPECT_EQ(req.edges[i].weight, dg.edges[i].value == s.c ? 1 : layout::kDataEdgeWeight) << i;
+    ASSERT_TRUE(req.options.nslimit);
+    EXPECT_GE(*req.options.nslimit, layout::kConstantBoxesNslimit);
+
+    // Folded: the request is what it always was.
+    auto folded = layout::toLayoutRequest(layout::buildDisplayGraph(s.model.graph), nullptr);
+    for (const auto& e : folded.edges) EXPECT_EQ(e.weight, 1);
+    EXPECT_EQ(folded.options.nslimit, layout::LayoutOptions{}.nslimit);
+}
+
+TEST(LayoutUnfold, ReadersOfConstantsStayInOneColumn) {
+    // Without weighted data edges each Mul sits between its input and its constant box and the
+    // chain drifts sideways by a box per step; with them the Muls line up.
+    constexpr int kReaders = 12;
+    auto s = sharedScalarChain(kReaders, false);
+    DisplayGraph dg = layout::buildDisplayGraph(s.model.graph, unfolded());
+    auto result = layout::layoutGraph(layout::toLayoutRequest(dg, nullptr));
+    double lo = 1e9, hi = -1e9;
+    for (ir::NodeId m : s.muls) {
+        const double x = result.boxes[indexOf(dg, m)].center().x;
+        lo = std::min(lo, x);
+        hi = std::max(hi, x);
+    }
+    EXPECT_LT(hi - lo, 10.0) << "the Mul chain drifts sideways";
+
+    auto drift = layout::toLayoutRequest(dg, nullptr);
+    for (auto& e : drift.edges) e.weight = 1;
+    drift.options.nslimit = layout::LayoutOptions{}.nslimit;
+    auto drifted = layout::layoutGraph(drift);
+    lo = 1e9, hi = -1e9;
+    for (ir::NodeId m : s.muls) {
+        const double x = drifted.boxes[indexOf(dg, m)].center().x;
+        lo = std::min(lo, x);
+        hi = std::max(hi, x);
+    }
+    EXPECT_GT(hi - lo, 100.0) << "the negative control no longer drifts; the column test proves nothing";
 }
