@@ -1,5 +1,6 @@
 #include "stepper/StepperPanel.h"
 
+#include <QCheckBox>
 #include <QComboBox>
 #include <QHBoxLayout>
 #include <QHeaderView>
@@ -16,6 +17,24 @@
 #include "stepper/PassTableModel.h"
 
 namespace passlens::ui {
+
+/// "; outputs differ first after 'x' (...)" and the like, for the status line.
+static QString verificationSummary(const PipelineRun& run) {
+    if (!run.verified()) return {};
+    using S = eval::OutputCheck::Status;
+    if (int row = run.firstDifferingRow(); row > 0) {
+        const auto& c = run.verification[size_t(row)].vsPrevious;
+        return StepperPanel::tr("; outputs differ first after '%1' (output '%2', max abs %3)")
+            .arg(QString::fromStdString(run.stepAt(row)->result.name), QString::fromStdString(c.output))
+            .arg(c.maxAbs, 0, 'g', 3);
+    }
+    if (run.verification[0].vsPrevious.status == S::NotRun)
+        return StepperPanel::tr("; outputs not verified: %1").arg(outputsText(run.verification[0].vsPrevious));
+    int notRun = 0;
+    for (const auto& c : run.verification) notRun += c.vsPrevious.status == S::NotRun;
+    if (notRun > 0) return StepperPanel::tr("; outputs match where verified (%1 passes not run)").arg(notRun);
+    return StepperPanel::tr("; outputs match after every pass");
+}
 
 StepperPanel::StepperPanel(QWidget* parent) : QWidget(parent) {
     setObjectName("stepperPanel");
@@ -35,6 +54,10 @@ StepperPanel::StepperPanel(QWidget* parent) : QWidget(parent) {
     passList_->setToolTip(tr("Comma-separated pass names; layout:NHWC converts to channels-last. Available: %1")
                               .arg(names.join(", ")));
     passList_->setEnabled(false);
+    verify_ = new QCheckBox(tr("Verify outputs"), this);
+    verify_->setObjectName("verifyOutputs");
+    verify_->setToolTip(tr("Run the reference interpreter on seeded random inputs before the first pass and after "
+                           "each pass, and mark the first pass whose outputs differ (slower)"));
     runButton_ = new QPushButton(tr("Run"), this);
     runButton_->setObjectName("runPipeline");
     cancelButton_ = new QPushButton(tr("Cancel"), this);
@@ -42,6 +65,7 @@ StepperPanel::StepperPanel(QWidget* parent) : QWidget(parent) {
     top->addWidget(new QLabel(tr("Level:"), this));
     top->addWidget(level_);
     top->addWidget(passList_, 1);
+    top->addWidget(verify_);
     top->addWidget(runButton_);
     top->addWidget(cancelButton_);
     root->addLayout(top);
@@ -75,6 +99,7 @@ StepperPanel::StepperPanel(QWidget* parent) : QWidget(parent) {
     for (int c = PassTableModel::Nodes; c < PassTableModel::ColumnCount; ++c)
         view_->horizontalHeader()->setSectionResizeMode(c, QHeaderView::ResizeToContents);
     view_->setAlternatingRowColors(true);
+    view_->setColumnHidden(PassTableModel::Outputs, true);  // shown for verified runs
     root->addWidget(view_, 1);
 
     connect(level_, &QComboBox::currentIndexChanged, this, [this] {
@@ -119,9 +144,16 @@ void StepperPanel::setPassList(const QString& list) {
     setLevel("custom");
 }
 
+void StepperPanel::setVerifyOutputs(bool on) { verify_->setChecked(on); }
+bool StepperPanel::verifyOutputs() const { return verify_->isChecked(); }
+void StepperPanel::setRegistry(const passes::PassRegistry* registry) {
+    registry_ = registry ? registry : &passes::PassRegistry::global();
+}
+QString StepperPanel::statusText() const { return status_->text(); }
+
 std::vector<std::string> StepperPanel::requestedPasses() const {
     const QString level = level_->currentData().toString();
-    if (level != "custom") return passes::PassRegistry::global().pipeline(passes::parseLevel(level.toStdString()));
+    if (level != "custom") return registry_->pipeline(passes::parseLevel(level.toStdString()));
     std::vector<std::string> out;
     for (const QString& p : passList_->text().split(',', Qt::SkipEmptyParts))
         if (!p.trimmed().isEmpty()) out.push_back(p.trimmed().toStdString());
@@ -135,7 +167,7 @@ void StepperPanel::run() {
     try {
         names = requestedPasses();
         for (const auto& n : names)  // unknown names fail here, before a thread starts
-            passes::PassRegistry::global().create(n.substr(0, n.find(':')));
+            registry_->create(n.substr(0, n.find(':')));
     } catch (const std::exception& e) {
         status_->setText(QString::fromStdString(e.what()));
         emit runFailed(QString::fromStdString(e.what()));
@@ -145,8 +177,9 @@ void StepperPanel::run() {
     runModel_ = model_;
     progress_->setRange(0, int(names.size()));
     progress_->setValue(0);
-    status_->setText(tr("Running %1 passes…").arg(names.size()));
-    watcher_.setFuture(startPipeline(model_, std::move(names), cancelFlag_));
+    status_->setText(verify_->isChecked() ? tr("Running and verifying %1 passes…").arg(names.size())
+                                          : tr("Running %1 passes…").arg(names.size()));
+    watcher_.setFuture(startPipeline(model_, std::move(names), cancelFlag_, verify_->isChecked(), *registry_));
     updateButtons();
 }
 
@@ -177,6 +210,7 @@ void StepperPanel::onFinished() {
     run_ = std::move(run);
     current_ = -1;
     table_->resetData(run_);
+    view_->setColumnHidden(PassTableModel::Outputs, !run_->verified());
     double ms = 0;
     for (const auto& s : run_->result->steps) ms += s.result.ms;
     status_->setText(tr("%1 passes, %2 → %3 nodes, %4 ms")
@@ -184,7 +218,8 @@ void StepperPanel::onFinished() {
                          .arg(passes::countNodesDeep(run_->result->initial->graph))
                          .arg(run_->result->steps.empty() ? passes::countNodesDeep(run_->result->initial->graph)
                                                           : run_->result->steps.back().result.nodesAfter)
-                         .arg(ms, 0, 'f', 1));
+                         .arg(ms, 0, 'f', 1) +
+                     verificationSummary(*run_));
     emit runFinished();
     setCurrentRow(0);
 }
