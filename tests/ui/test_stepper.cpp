@@ -404,6 +404,34 @@ private slots:
         QCOMPARE(panel.tableModel()->rowCount(), 0);
     }
 
+    void verifiedStepperScreenshot() {
+        // The window with "Verify outputs" on and the broken pass in the list: the Outputs column,
+        // the red row and the status naming it.
+        MainWindow w;
+        w.resize(1920, 1080);
+        w.show();
+        w.stepper()->setRegistry(&registryWithBrokenPass());
+        QVERIFY(openAndWait(w, [&] { w.openExample("conv_bn_relu"); }));
+        QStringList list;
+        for (const auto& n : allWithBrokenPass()) list << QString::fromStdString(n);
+        w.stepper()->setPassList(list.join(","));
+        w.stepper()->setVerifyOutputs(true);
+        QSignalSpy done(w.stepper(), &ui::StepperPanel::runFinished);
+        w.stepper()->run();
+        QVERIFY(waitFor(done));
+        const int broken = w.stepper()->lastRun()->firstDifferingRow();
+        QVERIFY(broken > 0);
+        QVERIFY(showRow(w, broken));
+        w.stepper()->tableView()->clearSelection();  // the row's red, not the selection's blue
+        QCOMPARE(w.stepper()->currentRow(), broken);
+        w.graphView()->fitAll();
+        QCoreApplication::processEvents();
+        const QString path = QString(PASSLENS_SCREENSHOT_DIR) + "/stepper_verify_outputs.png";
+        QVERIFY(w.grab().save(path));
+        QVERIFY(w.stepper()->grab().save(QString(PASSLENS_SCREENSHOT_DIR) + "/stepper_verify_outputs_panel.png"));
+        QCOMPARE(QImage(path).width(), 1920);
+    }
+
     // ---- item models ---------------------------------------------------------------------------
     void modelsPassTheModelTester() {
         auto m = example("blocked_fusion");
