@@ -369,6 +369,44 @@ private slots:
         QCOMPARE(run.firstDifferingRow(), -1);
     }
 
+    void symbolicDimsRunAsOneOrAsPinned() {
+        // PP-OCR cls (?x3x?x?): as 1×3×1×1 its pooling kernel does not fit, so nothing is verified
+        // and the tooltip says the dims were pinned to 1; with the dims pinned every pass matches.
+        using S = eval::OutputCheck::Status;
+        ui::StepperPanel panel;
+        auto cls = std::make_shared<const ir::Model>(onnxio::importModelFile(realModel("ch_ppocr_mobile_v2.0_cls_infer.onnx").toStdString()));
+        panel.setModel(cls);
+        panel.setLevel("all");
+        panel.setVerifyOutputs(true);
+        QSignalSpy done(&panel, &ui::StepperPanel::runFinished);
+        panel.run();
+        QVERIFY(waitFor(done));
+        auto run = panel.lastRun();
+        QVERIFY(run && run->verified());
+        QCOMPARE(run->pinnedToOne.size(), size_t(3));
+        QCOMPARE(run->verification[0].vsPrevious.status, S::NotRun);
+        const ui::PassTableModel& table = *panel.tableModel();
+        QVERIFY(outputsCell(table, 1).startsWith("not run: "));
+        QVERIFY(table.data(table.index(1, ui::PassTableModel::Outputs), Qt::ToolTipRole).toString().contains("pinned to 1"));
+        QVERIFY2(panel.statusText().contains("outputs not verified"), qPrintable(panel.statusText()));
+        // A malformed pin is refused before anything runs.
+        QSignalSpy failed(&panel, &ui::StepperPanel::runFailed);
+        panel.setVerifyDims("p2o.DynamicDimension.0=x");
+        panel.run();
+        QCOMPARE(failed.count(), 1);
+        QVERIFY(failed.first().at(0).toString().contains("p2o.DynamicDimension.0=x"));
+        done.clear();
+        panel.setVerifyDims("p2o.DynamicDimension.0=1, p2o.DynamicDimension.1=48, p2o.DynamicDimension.2=192");
+        panel.run();
+        QVERIFY(waitFor(done));
+        run = panel.lastRun();
+        QVERIFY(run->pinnedToOne.empty());
+        QCOMPARE(int(run->verification.size()), run->rowCount());
+        for (int row = 0; row < run->rowCount(); ++row)
+            QVERIFY2(run->verification[size_t(row)].vsPrevious.status == S::Match, qPrintable(outputsCell(table, row)));
+        QVERIFY2(panel.statusText().contains("outputs match after every pass"), qPrintable(panel.statusText()));
+    }
+
     void cancelStopsAVerifiedRun() {
         ir::Model m = examples::find("transformer_block")->build();
         // Cancelled inside the interpreter's reference run: the verifier gives up at once.

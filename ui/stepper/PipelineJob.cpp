@@ -27,7 +27,8 @@ int PipelineRun::firstDifferingRow() const {
 
 PipelineRun runPipeline(const ir::Model& model, const std::vector<std::string>& passNames,
                         const std::atomic<bool>* cancel, const std::function<void(int, int)>& progress,
-                        bool verifyOutputs, const passes::PassRegistry& registry) {
+                        bool verifyOutputs, const std::vector<std::pair<std::string, int64_t>>& verifyDims,
+                        const passes::PassRegistry& registry) {
     PipelineRun run;
     run.passNames = passNames;
     try {
@@ -53,7 +54,7 @@ PipelineRun runPipeline(const ir::Model& model, const std::vector<std::string>& 
         std::optional<eval::StepVerifier> verifier;
         std::vector<eval::StepVerifier::StepCheck> checks;
         if (verifyOutputs) {
-            verifier.emplace(model, std::vector<std::pair<std::string, int64_t>>{}, cancel);
+            verifier.emplace(model, verifyDims, cancel);
             checks.push_back({verifier->inputCheck(), verifier->inputCheck()});
         }
         opt.afterPass = [&](const passes::PassResult&, const ir::Model& now) {
@@ -78,13 +79,14 @@ PipelineRun runPipeline(const ir::Model& model, const std::vector<std::string>& 
 
 QFuture<PipelineRun> startPipeline(std::shared_ptr<const ir::Model> model, std::vector<std::string> passNames,
                                    std::shared_ptr<std::atomic<bool>> cancel, bool verifyOutputs,
+                                   std::vector<std::pair<std::string, int64_t>> verifyDims,
                                    const passes::PassRegistry& registry) {
     return QtConcurrent::run([model = std::move(model), names = std::move(passNames), cancel, verifyOutputs,
-                              &registry](QPromise<PipelineRun>& promise) {
+                              dims = std::move(verifyDims), &registry](QPromise<PipelineRun>& promise) {
         promise.setProgressRange(0, int(names.size()));
         promise.addResult(runPipeline(
             *model, names, cancel.get(), [&promise](int done, int) { promise.setProgressValue(done); }, verifyOutputs,
-            registry));
+            dims, registry));
     });
 }
 

@@ -42,17 +42,19 @@ using PipelineRunPtr = std::shared_ptr<const PipelineRun>;
 /// layout pass toward that layout. `progress(done, total)` is called
 /// after each pass (from the running thread).
 /// With `verifyOutputs` the interpreter runs the model on seeded random inputs before the first
-/// pass and after each one (eval::StepVerifier; cancel is honoured inside those runs too).
+/// pass and after each one (eval::StepVerifier; cancel is honoured inside those runs too);
+/// `verifyDims` pins symbolic input dims for those runs (the rest run as 1, as the CLI's --dim).
 /// `registry` resolves the names (tests add passes of their own).
 PipelineRun runPipeline(const ir::Model& model, const std::vector<std::string>& passNames,
                         const std::atomic<bool>* cancel, const std::function<void(int, int)>& progress = {},
-                        bool verifyOutputs = false,
+                        bool verifyOutputs = false, const std::vector<std::pair<std::string, int64_t>>& verifyDims = {},
                         const passes::PassRegistry& registry = passes::PassRegistry::global());
 
 /// Starts the run in the thread pool; the future reports progress (0..passes) and yields the run.
 /// `registry` must outlive the run.
 QFuture<PipelineRun> startPipeline(std::shared_ptr<const ir::Model> model, std::vector<std::string> passNames,
                                    std::shared_ptr<std::atomic<bool>> cancel, bool verifyOutputs = false,
+                                   std::vector<std::pair<std::string, int64_t>> verifyDims = {},
                                    const passes::PassRegistry& registry = passes::PassRegistry::global());
 
 }  // namespace passlens::ui

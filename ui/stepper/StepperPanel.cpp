@@ -13,6 +13,8 @@
 #include <QToolButton>
 #include <QVBoxLayout>
 
+#include "eval/Interpreter.h"
+#include "ir/Error.h"
 #include "passes/PassRegistry.h"
 #include "stepper/PassTableModel.h"
 
@@ -28,8 +30,12 @@ static QString verificationSummary(const PipelineRun& run) {
             .arg(QString::fromStdString(run.stepAt(row)->result.name), QString::fromStdString(c.output))
             .arg(c.maxAbs, 0, 'g', 3);
     }
-    if (run.verification[0].vsPrevious.status == S::NotRun)
-        return StepperPanel::tr("; outputs not verified: %1").arg(outputsText(run.verification[0].vsPrevious));
+    if (run.verification[0].vsPrevious.status == S::NotRun) {
+        QString hint;
+        if (!run.pinnedToOne.empty())
+            hint = StepperPanel::tr(" (symbolic dims ran as 1; set their sizes in the dims field)");
+        return StepperPanel::tr("; outputs not verified: %1%2").arg(outputsText(run.verification[0].vsPrevious), hint);
+    }
     int notRun = 0;
     for (const auto& c : run.verification) notRun += c.vsPrevious.status == S::NotRun;
     if (notRun > 0) return StepperPanel::tr("; outputs match where verified (%1 passes not run)").arg(notRun);
@@ -58,6 +64,11 @@ StepperPanel::StepperPanel(QWidget* parent) : QWidget(parent) {
     verify_->setObjectName("verifyOutputs");
     verify_->setToolTip(tr("Run the reference interpreter on seeded random inputs before the first pass and after "
                            "each pass, and mark the first pass whose outputs differ (slower)"));
+    verifyDims_ = new QLineEdit(this);
+    verifyDims_->setObjectName("verifyDims");
+    verifyDims_->setPlaceholderText(tr("dims N=1,H=64"));
+    verifyDims_->setMaximumWidth(220);
+    verifyDims_->setVisible(false);  // only for models with symbolic input dims
     runButton_ = new QPushButton(tr("Run"), this);
     runButton_->setObjectName("runPipeline");
     cancelButton_ = new QPushButton(tr("Cancel"), this);
@@ -66,6 +77,7 @@ StepperPanel::StepperPanel(QWidget* parent) : QWidget(parent) {
     top->addWidget(level_);
     top->addWidget(passList_, 1);
     top->addWidget(verify_);
+    top->addWidget(verifyDims_);
     top->addWidget(runButton_);
     top->addWidget(cancelButton_);
     root->addLayout(top);
@@ -131,6 +143,14 @@ void StepperPanel::setModel(std::shared_ptr<const ir::Model> model) {
     current_ = -1;
     table_->resetData(nullptr);
     status_->setText(model_ ? tr("Choose a level and press Run.") : QString());
+    // Symbolic input dims: verification runs them as 1 unless pinned here.
+    QStringList symbolic;
+    if (model_)
+        for (const auto& d : eval::unpinnedDims(*model_, {})) symbolic << QString::fromStdString(d);
+    verifyDims_->setVisible(!symbolic.isEmpty());
+    verifyDims_->setToolTip(tr("Sizes for the symbolic input dims when verifying (NAME=VALUE, comma-separated); "
+                               "unpinned ones run as 1. This model's: %1")
+                                .arg(symbolic.join(", ")));
     updateButtons();
 }
 
@@ -145,6 +165,21 @@ void StepperPanel::setPassList(const QString& list) {
 }
 
 void StepperPanel::setVerifyOutputs(bool on) { verify_->setChecked(on); }
+void StepperPanel::setVerifyDims(const QString& pins) { verifyDims_->setText(pins); }
+
+/// "N=1, H=64" → pins; throws BadInput naming the bad item.
+static std::vector<std::pair<std::string, int64_t>> parseDims(const QString& text) {
+    std::vector<std::pair<std::string, int64_t>> out;
+    for (const QString& item : text.split(',', Qt::SkipEmptyParts)) {
+        const QStringList kv = item.trimmed().split('=');
+        bool ok = kv.size() == 2 && !kv[0].trimmed().isEmpty();
+        const qlonglong v = ok ? kv[1].trimmed().toLongLong(&ok) : 0;
+        if (!ok || v <= 0)
+            throw Error(ErrorKind::BadInput, "verify dims: expected NAME=POSITIVE_INT, got '" + item.trimmed().toStdString() + "'");
+        out.emplace_back(kv[0].trimmed().toStdString(), int64_t(v));
+    }
+    return out;
+}
 bool StepperPanel::verifyOutputs() const { return verify_->isChecked(); }
 void StepperPanel::setRegistry(const passes::PassRegistry* registry) {
     registry_ = registry ? registry : &passes::PassRegistry::global();
@@ -164,7 +199,9 @@ void StepperPanel::run() {
     if (!model_) return;
     if (cancelFlag_) cancelFlag_->store(true);  // a run still going is superseded
     std::vector<std::string> names;
+    std::vector<std::pair<std::string, int64_t>> dims;
     try {
+        if (verify_->isChecked()) dims = parseDims(verifyDims_->text());
         names = requestedPasses();
         for (const auto& n : names)  // unknown names fail here, before a thread starts
             registry_->create(n.substr(0, n.find(':')));
@@ -179,7 +216,7 @@ void StepperPanel::run() {
     progress_->setValue(0);
     status_->setText(verify_->isChecked() ? tr("Running and verifying %1 passes…").arg(names.size())
                                           : tr("Running %1 passes…").arg(names.size()));
-    watcher_.setFuture(startPipeline(model_, std::move(names), cancelFlag_, verify_->isChecked(), *registry_));
+    watcher_.setFuture(startPipeline(model_, std::move(names), cancelFlag_, verify_->isChecked(), std::move(dims), *registry_));
     updateButtons();
 }
 

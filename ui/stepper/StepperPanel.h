@@ -38,6 +38,8 @@ public:
     /// Run the interpreter before the pipeline and after each pass (off by default).
     void setVerifyOutputs(bool on);
     bool verifyOutputs() const;
+    /// "NAME=VALUE,..." pins for the model's symbolic input dims during verification (others: 1).
+    void setVerifyDims(const QString& pins);
     /// Where pass names are looked up (tests add broken passes); must outlive the panel.
     void setRegistry(const passes::PassRegistry* registry);
     QString statusText() const;
@@ -76,6 +78,7 @@ private:
     QComboBox* level_ = nullptr;
     QLineEdit* passList_ = nullptr;
     QCheckBox* verify_ = nullptr;
+    QLineEdit* verifyDims_ = nullptr;
     QPushButton* runButton_ = nullptr;
     QPushButton* cancelButton_ = nullptr;
     QProgressBar* progress_ = nullptr;
