@@ -104,7 +104,17 @@ REGISTER_COMMAND({
         if (auto report = args.option("--report")) {
             std::ofstream f(*report);
             if (!f) throwBadInput("cannot write report '" + *report + "'");
-            f << pipelineToJson(result).dump(2) << "\n";
+            auto j = pipelineToJson(result);
+            if (grouped) {
+                auto& gj = j["group_functions"];
+                gj["functions"] = grouped->functions;
+                gj["functions_in_subgraphs"] = grouped->subgraphFunctions;
+                gj["fused_nodes"] = grouped->fusedNodes;
+                gj["nodes_before"] = grouped->nodesBefore;
+                gj["nodes_after"] = grouped->nodesAfter;
+                gj["kernels"] = grouped->kernels();
+            }
+            f << j.dump(2) << "\n";
         }
         out << std::left << std::setw(20) << "pass" << std::right << std::setw(8) << "before" << std::setw(8) << "after"
             << std::setw(9) << "changes" << std::setw(8) << "missed" << std::setw(10) << "ms" << "\n";
