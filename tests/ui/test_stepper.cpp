@@ -18,6 +18,7 @@
 #include <QThreadPool>
 #include <QSignalSpy>
 #include <QStandardPaths>
+#include <QStatusBar>
 #include <QTableView>
 #include <QTemporaryDir>
 #include <QtTest>
@@ -459,6 +460,8 @@ private slots:
         QVERIFY(waitFor(done));
         const int broken = w.stepper()->lastRun()->firstDifferingRow();
         QVERIFY(broken > 0);
+        QVERIFY2(w.statusBar()->currentMessage().contains("'test-break-constant' changed the model's outputs"),
+                 qPrintable(w.statusBar()->currentMessage()));
         QVERIFY(showRow(w, broken));
         w.stepper()->tableView()->clearSelection();  // the row's red, not the selection's blue
         QCOMPARE(w.stepper()->currentRow(), broken);

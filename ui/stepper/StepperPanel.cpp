@@ -6,9 +6,11 @@
 #include <QHeaderView>
 #include <QLabel>
 #include <QLineEdit>
+#include <QMainWindow>
 #include <QProgressBar>
 #include <QPushButton>
 #include <QShortcut>
+#include <QStatusBar>
 #include <QTableView>
 #include <QToolButton>
 #include <QVBoxLayout>
@@ -259,6 +261,13 @@ void StepperPanel::onFinished() {
                      verificationSummary(*run_));
     emit runFinished();
     setCurrentRow(0);
+    // The first pass that broke the outputs is named in the window's status bar too.
+    if (const int bad = run_->firstDifferingRow(); bad > 0)
+        if (auto* mw = qobject_cast<QMainWindow*>(window()))
+            mw->statusBar()->showMessage(tr("Verify outputs: '%1' changed the model's outputs (max abs %2)")
+                                             .arg(QString::fromStdString(run_->stepAt(bad)->result.name))
+                                             .arg(run_->verification[size_t(bad)].vsPrevious.maxAbs, 0, 'g', 3),
+                                         20000);
 }
 
 void StepperPanel::setCurrentRow(int row) {
