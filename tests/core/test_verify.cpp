@@ -1,8 +1,11 @@
 // eval::checkOutputs and eval::StepVerifier (shared by `optimize --verify` and the stepper).
 #include <gtest/gtest.h>
 
+#include <atomic>
+
 #include "eval/Verify.h"
 #include "ir/Builder.h"
+#include "ir/Error.h"
 
 namespace passlens {
 namespace {
@@ -66,6 +69,19 @@ TEST(Verify, UnsupportedOpIsNotRunWithTheReason) {
     eval::StepVerifier ok(twoOutputs(2));
     EXPECT_EQ(ok.check(m).vsPrevious.status, S::NotRun);
     EXPECT_EQ(ok.check(twoOutputs(2)).vsPrevious.status, S::Match);
+}
+
+TEST(Verify, CancelInsideAStepRunThrowsCancelled) {
+    std::atomic<bool> cancel{false};
+    eval::StepVerifier v(twoOutputs(2), {}, &cancel);
+    ASSERT_EQ(v.inputCheck().status, S::Match);
+    cancel = true;
+    try {
+        v.check(twoOutputs(2));
+        FAIL() << "a cancelled step run returned";
+    } catch (const Error& e) {
+        EXPECT_EQ(e.kind(), ErrorKind::Cancelled);
+    }
 }
 
 TEST(Verify, SymbolicDimsRunAsOneUnlessPinned) {
