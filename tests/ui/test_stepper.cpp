@@ -406,6 +406,8 @@ private slots:
         for (int row = 0; row < run->rowCount(); ++row)
             QVERIFY2(run->verification[size_t(row)].vsPrevious.status == S::Match, qPrintable(outputsCell(table, row)));
         QVERIFY2(panel.statusText().contains("outputs match after every pass"), qPrintable(panel.statusText()));
+        panel.resize(1000, 560);
+        QVERIFY(panel.grab().save(QString(PASSLENS_SCREENSHOT_DIR) + "/stepper_verify_ocr_cls.png"));
     }
 
     void cancelStopsAVerifiedRun() {
