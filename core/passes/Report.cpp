@@ -23,6 +23,7 @@ nlohmann::ordered_json passResultToJson(const PassResult& r, const std::map<ir::
             for (ir::NodeId id : c.provenance)
                 if (auto it = originalNames->find(id); it != originalNames->end()) names.push_back(it->second);
         }
+        if (!c.touched.empty()) e["touched_ids"] = c.touched;
         e["reason"] = c.reason;
         changes.push_back(std::move(e));
     }

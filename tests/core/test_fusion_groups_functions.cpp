@@ -2,6 +2,9 @@
 // checker-clean and numerically equal, and its top-level node count is the kernel count.
 #include <gtest/gtest.h>
 
+#include <fstream>
+#include <nlohmann/json.hpp>
+
 #include <cmath>
 
 #include "analysis/FusionGroups.h"
@@ -204,9 +207,10 @@ INSTANTIATE_TEST_SUITE_P(Five, GroupFunctionsRealModel, ::testing::ValuesIn(test
 
 TEST(FusionGroupFunctions, CliOptimizeGroupFunctionsVerifiesAndReportsKernels) {
     const std::string out = test::tempDir("group_functions") + "/cls_grouped.onnx";
+    const std::string reportPath = out + ".report.json";
     auto r = test::runCli({"optimize", test::realModel("ch_ppocr_mobile_v2.0_cls_infer.onnx"), "-o", out, "--level", "all",
-                           "--group-functions", "--verify", "--dim", "p2o.DynamicDimension.0=1", "--dim",
-                           "p2o.DynamicDimension.1=48", "--dim", "p2o.DynamicDimension.2=64"});
+                           "--group-functions", "--verify", "--report", reportPath, "--dim", "p2o.DynamicDimension.0=1",
+                           "--dim", "p2o.DynamicDimension.1=48", "--dim", "p2o.DynamicDimension.2=64"});
     ASSERT_EQ(r.exitCode, 0) << r.err;
     EXPECT_EQ(r.err.find("warning"), std::string::npos) << r.err;
     EXPECT_NE(r.out.find("kernels"), std::string::npos) << r.out;
@@ -217,4 +221,10 @@ TEST(FusionGroupFunctions, CliOptimizeGroupFunctionsVerifiesAndReportsKernels) {
     size_t calls = 0;
     for (auto n : m.graph.nodeOrder()) calls += m.graph.node(n).domain == passes::kFusedFunctionDomain;
     EXPECT_EQ(calls, m.functions.size());
+    // The report carries the grouping: the kernel count equals the exported model's top-level nodes.
+    std::ifstream f(reportPath);
+    auto j = nlohmann::json::parse(f);
+    ASSERT_TRUE(j.contains("group_functions"));
+    EXPECT_EQ(j["group_functions"]["functions"].get<size_t>(), m.functions.size());
+    EXPECT_EQ(j["group_functions"]["nodes_after"].get<size_t>(), m.graph.nodeCount());
 }

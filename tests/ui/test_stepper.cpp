@@ -11,18 +11,22 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QHeaderView>
 #include <QLabel>
 #include <QSemaphore>
 #include <QSettings>
 #include <QThreadPool>
 #include <QSignalSpy>
 #include <QStandardPaths>
+#include <QStatusBar>
 #include <QTableView>
 #include <QTemporaryDir>
 #include <QtTest>
 #include <algorithm>
 
 #include "MainWindow.h"
+#include "eval/Verify.h"
+#include "ir/Error.h"
 #include "PropertiesPanel.h"
 #include "examples/Examples.h"
 #include "graph/GraphItems.h"
@@ -85,6 +89,48 @@ int foldedConstantNodes(const ir::Graph& g) {
     }
     return n;
 }
+
+/// A deliberately wrong pass for the verification tests: adds 0.5 to every element of the first
+/// float initializer that something reads (a Conv weight in conv_bn_relu).
+class BreakConstantPass : public passes::Pass {
+public:
+    std::string name() const override { return "test-break-constant"; }
+    std::string description() const override { return "test only: changes a constant"; }
+
+protected:
+    void runImpl(passes::PassContext& ctx) const override {
+        ir::Graph& g = ctx.model().graph;
+        for (ir::ValueId v : g.initializerOrder()) {
+            const auto& t = g.value(v).initializer;
+            if (!t || t->dtype != ir::DataType::Float || g.value(v).consumers.empty()) continue;
+            std::vector<float> values(t->as<float>(), t->as<float>() + t->elementCount());
+            for (float& x : values) x += 0.5f;
+            g.setInitializer(v, ir::makeTensorOf(ir::DataType::Float, t->dims, values, t->name));
+            return;
+        }
+    }
+};
+
+/// The project's passes plus test-break-constant (only by name, in no level).
+const passes::PassRegistry& registryWithBrokenPass() {
+    static const passes::PassRegistry reg = [] {
+        passes::PassRegistry r = passes::PassRegistry::global();
+        r.add("test-break-constant", "test only: changes a constant", passes::Level::None, 0,
+              [] { return std::make_unique<BreakConstantPass>(); });
+        return r;
+    }();
+    return reg;
+}
+
+/// `all` with the broken pass after fuse-conv-bn (so the passes around it have work to do).
+std::vector<std::string> allWithBrokenPass() {
+    std::vector<std::string> names = allPasses();
+    auto at = std::find(names.begin(), names.end(), "fuse-conv-bn");
+    names.insert(at == names.end() ? names.end() : at + 1, "test-break-constant");
+    return names;
+}
+
+QString outputsCell(const ui::PassTableModel& t, int row) { return t.data(t.index(row, ui::PassTableModel::Outputs)).toString(); }
 
 bool openAndWait(MainWindow& w, const std::function<void()>& open) {
     QSignalSpy ready(&w, &MainWindow::layoutReady);
@@ -230,6 +276,203 @@ private slots:
         });
         QCOMPARE(calls, int(allPasses().size()));
         QCOMPARE(ok.rowCount(), int(allPasses().size()) + 1);
+    }
+
+    // ---- verify outputs ------------------------------------------------------------------------
+    void verifiedRunsMatchOnEveryPassOfEveryExample() {
+        using S = eval::OutputCheck::Status;
+        for (const auto& ex : examples::all()) {
+            ir::Model m = ex.build();
+            auto run = std::make_shared<const ui::PipelineRun>(ui::runPipeline(m, allPasses(), nullptr, {}, true));
+            QVERIFY2(run->error.isEmpty(), qPrintable(run->error));
+            QCOMPARE(int(run->verification.size()), run->rowCount());
+            QCOMPARE(run->firstDifferingRow(), -1);
+            ui::PassTableModel table;
+            QAbstractItemModelTester tester(&table, QAbstractItemModelTester::FailureReportingMode::QtTest);
+            table.resetData(run);
+            QCOMPARE(outputsCell(table, 0), QString("reference"));
+            for (int row = 1; row < table.rowCount(); ++row) {
+                const auto& c = run->verification[size_t(row)];
+                QVERIFY2(c.vsPrevious.status == S::Match && c.vsInput.status == S::Match,
+                         qPrintable(QString("%1 / %2: %3").arg(ex.id.c_str(), run->stepAt(row)->result.name.c_str(),
+                                                                outputsCell(table, row))));
+                QCOMPARE(outputsCell(table, row), QString("match"));
+                QVERIFY(table.data(table.index(row, ui::PassTableModel::Outputs), Qt::ToolTipRole).toString().contains("seed 1234"));
+            }
+        }
+        // Without verification the column stays empty.
+        ir::Model m = examples::find("conv_bn_relu")->build();
+        auto plain = std::make_shared<const ui::PipelineRun>(ui::runPipeline(m, allPasses(), nullptr));
+        QVERIFY(!plain->verified());
+        ui::PassTableModel table;
+        table.resetData(plain);
+        QVERIFY(outputsCell(table, 1).isEmpty());
+    }
+
+    void verificationNamesExactlyTheBrokenPass() {
+        ui::StepperPanel panel;
+        panel.setRegistry(&registryWithBrokenPass());
+        panel.setModel(example("conv_bn_relu"));
+        QVERIFY(!panel.verifyOutputs());  // off by default
+        const auto names = allWithBrokenPass();
+        QStringList list;
+        for (const auto& n : names) list << QString::fromStdString(n);
+        panel.setPassList(list.join(","));
+        panel.setVerifyOutputs(true);
+        QSignalSpy done(&panel, &ui::StepperPanel::runFinished);
+        panel.run();
+        QVERIFY(waitFor(done));
+        const auto run = panel.lastRun();
+        QVERIFY(run && run->result && run->verified());
+        const int broken = int(std::find(names.begin(), names.end(), "test-break-constant") - names.begin()) + 1;
+        QCOMPARE(run->firstDifferingRow(), broken);
+        const ui::PassTableModel& table = *panel.tableModel();
+        QAbstractItemModelTester tester(panel.tableModel(), QAbstractItemModelTester::FailureReportingMode::QtTest);
+        QVERIFY(!panel.tableView()->isColumnHidden(ui::PassTableModel::Outputs));
+        for (int row = 1; row < table.rowCount(); ++row) {
+            const QString cell = outputsCell(table, row);
+            if (row == broken) QVERIFY2(cell.startsWith("DIFFER (max abs "), qPrintable(cell));
+            else QVERIFY2(cell == "match", qPrintable(QString("row %1: %2").arg(row).arg(cell)));
+        }
+        // The broken row is red (every column); the passes after it still match their own input
+        // but not the original model's outputs (tooltip).
+        for (int col = 0; col < ui::PassTableModel::ColumnCount; ++col)
+            QCOMPARE(table.data(table.index(broken, col), Qt::ForegroundRole).value<QColor>(), QColor("#cf222e"));
+        QVERIFY(table.data(table.index(broken - 1, ui::PassTableModel::Pass), Qt::ForegroundRole).value<QColor>() != QColor("#cf222e"));
+        QVERIFY(table.data(table.index(table.rowCount() - 1, ui::PassTableModel::Outputs), Qt::ToolTipRole)
+                    .toString()
+                    .contains("Against the input model: DIFFER"));
+        QVERIFY2(panel.statusText().contains("outputs differ first after 'test-break-constant'"), qPrintable(panel.statusText()));
+        // The same list without verification: no column, no verdict.
+        panel.setVerifyOutputs(false);
+        done.clear();
+        panel.run();
+        QVERIFY(waitFor(done));
+        QVERIFY(!panel.lastRun()->verified());
+        QVERIFY(panel.tableView()->isColumnHidden(ui::PassTableModel::Outputs));
+        QVERIFY(!panel.statusText().contains("outputs"));
+    }
+
+    void unsupportedModelsAreNotRunWithTheReason() {
+        // An op the interpreter does not know: every row says "not run" with the op's name.
+        ir::Model m = examples::find("conv_bn_relu")->build();
+        m.graph.node(*m.graph.findNode("conv")).domain = "com.example";
+        m.opsetImports.push_back({"com.example", 1});
+        ui::PipelineRun run = ui::runPipeline(m, {"dce"}, nullptr, {}, true);
+        QVERIFY2(run.error.isEmpty(), qPrintable(run.error));
+        QCOMPARE(run.verification.size(), size_t(2));
+        for (const auto& c : run.verification) {
+            QCOMPARE(c.vsPrevious.status, eval::OutputCheck::Status::NotRun);
+            QVERIFY2(ui::outputsText(c.vsPrevious).startsWith("not run: "), qPrintable(ui::outputsText(c.vsPrevious)));
+        }
+        QVERIFY2(QString::fromStdString(run.verification[0].vsPrevious.reason).contains("com.example"),
+                 run.verification[0].vsPrevious.reason.c_str());
+        QCOMPARE(run.firstDifferingRow(), -1);
+    }
+
+    void symbolicDimsRunAsOneOrAsPinned() {
+        // PP-OCR cls (?x3x?x?): as 1×3×1×1 its pooling kernel does not fit, so nothing is verified
+        // and the tooltip says the dims were pinned to 1; with the dims pinned every pass matches.
+        using S = eval::OutputCheck::Status;
+        ui::StepperPanel panel;
+        auto cls = std::make_shared<const ir::Model>(onnxio::importModelFile(realModel("ch_ppocr_mobile_v2.0_cls_infer.onnx").toStdString()));
+        panel.setModel(cls);
+        panel.setLevel("all");
+        panel.setVerifyOutputs(true);
+        QSignalSpy done(&panel, &ui::StepperPanel::runFinished);
+        panel.run();
+        QVERIFY(waitFor(done));
+        auto run = panel.lastRun();
+        QVERIFY(run && run->verified());
+        QCOMPARE(run->pinnedToOne.size(), size_t(3));
+        QCOMPARE(run->verification[0].vsPrevious.status, S::NotRun);
+        const ui::PassTableModel& table = *panel.tableModel();
+        QVERIFY(outputsCell(table, 1).startsWith("not run: "));
+        QVERIFY(table.data(table.index(1, ui::PassTableModel::Outputs), Qt::ToolTipRole).toString().contains("pinned to 1"));
+        QVERIFY2(panel.statusText().contains("outputs not verified"), qPrintable(panel.statusText()));
+        // A malformed pin is refused before anything runs.
+        QSignalSpy failed(&panel, &ui::StepperPanel::runFailed);
+        panel.setVerifyDims("p2o.DynamicDimension.0=x");
+        panel.run();
+        QCOMPARE(failed.count(), 1);
+        QVERIFY(failed.first().at(0).toString().contains("p2o.DynamicDimension.0=x"));
+        done.clear();
+        panel.setVerifyDims("p2o.DynamicDimension.0=1, p2o.DynamicDimension.1=48, p2o.DynamicDimension.2=192");
+        panel.run();
+        QVERIFY(waitFor(done));
+        run = panel.lastRun();
+        QVERIFY(run->pinnedToOne.empty());
+        QCOMPARE(int(run->verification.size()), run->rowCount());
+        for (int row = 0; row < run->rowCount(); ++row)
+            QVERIFY2(run->verification[size_t(row)].vsPrevious.status == S::Match, qPrintable(outputsCell(table, row)));
+        QVERIFY2(panel.statusText().contains("outputs match after every pass"), qPrintable(panel.statusText()));
+        panel.resize(1000, 560);
+        QVERIFY(panel.grab().save(QString(PASSLENS_SCREENSHOT_DIR) + "/stepper_verify_ocr_cls.png"));
+    }
+
+    void cancelStopsAVerifiedRun() {
+        ir::Model m = examples::find("transformer_block")->build();
+        // Cancelled inside the interpreter's reference run: the verifier gives up at once.
+        std::atomic<bool> cancel{true};
+        try {
+            eval::StepVerifier v(m, {}, &cancel);
+            QFAIL("the verifier ran a cancelled reference");
+        } catch (const Error& e) {
+            QCOMPARE(e.kind(), ErrorKind::Cancelled);
+        }
+        // Cancelled after the first pass's verification: no further pass runs, no result.
+        cancel = false;
+        int calls = 0;
+        ui::PipelineRun run = ui::runPipeline(m, allPasses(), &cancel, [&](int, int) { ++calls; cancel = true; }, true);
+        QVERIFY(run.cancelled);
+        QVERIFY(!run.result);
+        QCOMPARE(calls, 1);
+        // In the panel: a cancelled verified run leaves the previous run in place.
+        ui::StepperPanel panel;
+        panel.setModel(example("transformer_block"));
+        panel.setVerifyOutputs(true);
+        QSemaphore gate;
+        const int threads = QThreadPool::globalInstance()->maxThreadCount();
+        for (int i = 0; i < threads; ++i) QThreadPool::globalInstance()->start([&gate] { gate.acquire(); });
+        QSignalSpy done(&panel, &ui::StepperPanel::runFinished);
+        panel.run();
+        QVERIFY(panel.isRunning());
+        panel.cancel();
+        gate.release(threads);
+        QVERIFY(waitFor(done));
+        QVERIFY(!panel.lastRun());
+        QCOMPARE(panel.statusText(), QString("Run cancelled."));
+        QCOMPARE(panel.tableModel()->rowCount(), 0);
+    }
+
+    void verifiedStepperScreenshot() {
+        // The window with "Verify outputs" on and the broken pass in the list: the Outputs column,
+        // the red row and the status naming it.
+        MainWindow w;
+        w.resize(1920, 1080);
+        w.show();
+        w.stepper()->setRegistry(&registryWithBrokenPass());
+        QVERIFY(openAndWait(w, [&] { w.openExample("conv_bn_relu"); }));
+        QStringList list;
+        for (const auto& n : allWithBrokenPass()) list << QString::fromStdString(n);
+        w.stepper()->setPassList(list.join(","));
+        w.stepper()->setVerifyOutputs(true);
+        QSignalSpy done(w.stepper(), &ui::StepperPanel::runFinished);
+        w.stepper()->run();
+        QVERIFY(waitFor(done));
+        const int broken = w.stepper()->lastRun()->firstDifferingRow();
+        QVERIFY(broken > 0);
+        QVERIFY2(w.statusBar()->currentMessage().contains("'test-break-constant' changed the model's outputs"),
+                 qPrintable(w.statusBar()->currentMessage()));
+        QVERIFY(showRow(w, broken));
+        w.stepper()->tableView()->clearSelection();  // the row's red, not the selection's blue
+        QCOMPARE(w.stepper()->currentRow(), broken);
+        w.graphView()->fitAll();
+        QCoreApplication::processEvents();
+        const QString path = QString(PASSLENS_SCREENSHOT_DIR) + "/stepper_verify_outputs.png";
+        QVERIFY(w.grab().save(path));
+        QVERIFY(w.stepper()->grab().save(QString(PASSLENS_SCREENSHOT_DIR) + "/stepper_verify_outputs_panel.png"));
+        QCOMPARE(QImage(path).width(), 1920);
     }
 
     // ---- item models ---------------------------------------------------------------------------

@@ -1,6 +1,7 @@
 #pragma once
 // The pass stepper's table: row 0 the input model, then one row per pass of the run (pass name,
-// nodes before → after, time, number of changes, number of missed remarks).
+// nodes before → after, time, number of changes, number of missed remarks, and with "Verify
+// outputs" whether the pass kept the outputs the same).
 #include <QAbstractTableModel>
 
 #include "stepper/PipelineJob.h"
@@ -10,7 +11,7 @@ namespace passlens::ui {
 class PassTableModel : public QAbstractTableModel {
     Q_OBJECT
 public:
-    enum Column { Pass, Nodes, Time, Changes, Missed, ColumnCount };
+    enum Column { Pass, Nodes, Time, Changes, Missed, Outputs, ColumnCount };
     using QAbstractTableModel::QAbstractTableModel;
 
     void resetData(PipelineRunPtr run);
@@ -22,10 +23,14 @@ public:
     QVariant headerData(int section, Qt::Orientation o, int role = Qt::DisplayRole) const override;
 
 private:
+    QVariant outputsData(int row, int role) const;
+
     PipelineRunPtr run_;
 };
 
 /// Number of missed remarks of a pass (the stepper's "missed" column).
 int missedCount(const passes::PassResult& r);
+/// The "Outputs" cell: "match", "DIFFER (max abs 1.2e-03)" or "not run: <reason>".
+QString outputsText(const eval::OutputCheck& c);
 
 }  // namespace passlens::ui

@@ -3,6 +3,8 @@
 #include <QPromise>
 #include <QtConcurrent>
 
+#include <optional>
+
 #include "ir/Error.h"
 
 namespace passlens::ui {
@@ -17,12 +19,20 @@ const passes::PipelineStep* PipelineRun::stepAt(int row) const {
     return &result->steps[size_t(row - 1)];
 }
 
+int PipelineRun::firstDifferingRow() const {
+    for (size_t row = 1; row < verification.size(); ++row)
+        if (verification[row].vsPrevious.status == eval::OutputCheck::Status::Differ) return int(row);
+    return -1;
+}
+
 PipelineRun runPipeline(const ir::Model& model, const std::vector<std::string>& passNames,
-                        const std::atomic<bool>* cancel, const std::function<void(int, int)>& progress) {
+                        const std::atomic<bool>* cancel, const std::function<void(int, int)>& progress,
+                        bool verifyOutputs, const std::vector<std::pair<std::string, int64_t>>& verifyDims,
+                        const passes::PassRegistry& registry) {
     PipelineRun run;
     run.passNames = passNames;
     try {
-        passes::PassManager pm;
+        passes::PassManager pm(registry);
         passes::PipelineOptions opt;
         for (const auto& n : passNames) {
             // "layout:NHWC" runs the layout pass toward that layout (as --target-layout).
@@ -40,11 +50,24 @@ PipelineRun runPipeline(const ir::Model& model, const std::vector<std::string>& 
         opt.keepSnapshots = true;
         int done = 0;
         const int total = int(passNames.size());
-        opt.afterPass = [&](const passes::PassResult&, const ir::Model&) {
+        // Verification runs the input model once here, then each snapshot in afterPass.
+        std::optional<eval::StepVerifier> verifier;
+        std::vector<eval::StepVerifier::StepCheck> checks;
+        if (verifyOutputs) {
+            verifier.emplace(model, verifyDims, cancel);
+            checks.push_back({verifier->inputCheck(), verifier->inputCheck()});
+        }
+        opt.afterPass = [&](const passes::PassResult&, const ir::Model& now) {
+            if (cancel && cancel->load()) throw Error(ErrorKind::Cancelled, "cancelled");
+            if (verifier) checks.push_back(verifier->check(now));
             if (progress) progress(++done, total);
             if (cancel && cancel->load()) throw Error(ErrorKind::Cancelled, "cancelled");
         };
         run.result = std::make_shared<const passes::PipelineResult>(pm.run(work, opt));
+        if (verifier) {
+            run.verification = std::move(checks);
+            run.pinnedToOne = verifier->pinnedToOne();
+        }
     } catch (const Error& e) {
         run.cancelled = e.kind() == ErrorKind::Cancelled;
         if (!run.cancelled) run.error = QString::fromStdString(e.what());
@@ -55,10 +78,15 @@ PipelineRun runPipeline(const ir::Model& model, const std::vector<std::string>& 
 }
 
 QFuture<PipelineRun> startPipeline(std::shared_ptr<const ir::Model> model, std::vector<std::string> passNames,
-                                   std::shared_ptr<std::atomic<bool>> cancel) {
-    return QtConcurrent::run([model = std::move(model), names = std::move(passNames), cancel](QPromise<PipelineRun>& promise) {
+                                   std::shared_ptr<std::atomic<bool>> cancel, bool verifyOutputs,
+                                   std::vector<std::pair<std::string, int64_t>> verifyDims,
+                                   const passes::PassRegistry& registry) {
+    return QtConcurrent::run([model = std::move(model), names = std::move(passNames), cancel, verifyOutputs,
+                              dims = std::move(verifyDims), &registry](QPromise<PipelineRun>& promise) {
         promise.setProgressRange(0, int(names.size()));
-        promise.addResult(runPipeline(*model, names, cancel.get(), [&promise](int done, int) { promise.setProgressValue(done); }));
+        promise.addResult(runPipeline(
+            *model, names, cancel.get(), [&promise](int done, int) { promise.setProgressValue(done); }, verifyOutputs,
+            dims, registry));
     });
 }
 

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "eval/Verify.h"
 #include "ir/Model.h"
 #include "passes/PassManager.h"
 
@@ -20,6 +21,14 @@ struct PipelineRun {
     std::shared_ptr<const passes::PipelineResult> result; ///< null when failed or cancelled
     QString error;                                        ///< non-empty when the run failed
     bool cancelled = false;
+    /// "Verify outputs": one entry per row (row 0 = the input model's own run, vsPrevious only);
+    /// empty when the run was not verified.
+    std::vector<eval::StepVerifier::StepCheck> verification;
+    std::vector<std::string> pinnedToOne;  ///< symbolic input dims the verification ran as 1
+
+    bool verified() const { return !verification.empty(); }
+    /// The first pass row whose outputs differ from the row before it, or -1.
+    int firstDifferingRow() const;
 
     int rowCount() const { return result ? int(result->steps.size()) + 1 : 0; }
     /// The model shown at `row` (0 = input), or null out of range.
@@ -32,11 +41,20 @@ using PipelineRunPtr = std::shared_ptr<const PipelineRun>;
 /// Synchronous run (tests; the worker calls it). Never throws. A name "layout:NHWC" runs the
 /// layout pass toward that layout. `progress(done, total)` is called
 /// after each pass (from the running thread).
+/// With `verifyOutputs` the interpreter runs the model on seeded random inputs before the first
+/// pass and after each one (eval::StepVerifier; cancel is honoured inside those runs too);
+/// `verifyDims` pins symbolic input dims for those runs (the rest run as 1, as the CLI's --dim).
+/// `registry` resolves the names (tests add passes of their own).
 PipelineRun runPipeline(const ir::Model& model, const std::vector<std::string>& passNames,
-                        const std::atomic<bool>* cancel, const std::function<void(int, int)>& progress = {});
+                        const std::atomic<bool>* cancel, const std::function<void(int, int)>& progress = {},
+                        bool verifyOutputs = false, const std::vector<std::pair<std::string, int64_t>>& verifyDims = {},
+                        const passes::PassRegistry& registry = passes::PassRegistry::global());
 
 /// Starts the run in the thread pool; the future reports progress (0..passes) and yields the run.
+/// `registry` must outlive the run.
 QFuture<PipelineRun> startPipeline(std::shared_ptr<const ir::Model> model, std::vector<std::string> passNames,
-                                   std::shared_ptr<std::atomic<bool>> cancel);
+                                   std::shared_ptr<std::atomic<bool>> cancel, bool verifyOutputs = false,
+                                   std::vector<std::pair<std::string, int64_t>> verifyDims = {},
+                                   const passes::PassRegistry& registry = passes::PassRegistry::global());
 
 }  // namespace passlens::ui

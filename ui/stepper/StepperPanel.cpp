@@ -1,21 +1,48 @@
 #include "stepper/StepperPanel.h"
 
+#include <QCheckBox>
 #include <QComboBox>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
 #include <QLineEdit>
+#include <QMainWindow>
 #include <QProgressBar>
 #include <QPushButton>
 #include <QShortcut>
+#include <QStatusBar>
 #include <QTableView>
 #include <QToolButton>
 #include <QVBoxLayout>
 
+#include "eval/Interpreter.h"
+#include "ir/Error.h"
 #include "passes/PassRegistry.h"
 #include "stepper/PassTableModel.h"
 
 namespace passlens::ui {
+
+/// "; outputs differ first after 'x' (...)" and the like, for the status line.
+static QString verificationSummary(const PipelineRun& run) {
+    if (!run.verified()) return {};
+    using S = eval::OutputCheck::Status;
+    if (int row = run.firstDifferingRow(); row > 0) {
+        const auto& c = run.verification[size_t(row)].vsPrevious;
+        return StepperPanel::tr("; outputs differ first after '%1' (output '%2', max abs %3)")
+            .arg(QString::fromStdString(run.stepAt(row)->result.name), QString::fromStdString(c.output))
+            .arg(c.maxAbs, 0, 'g', 3);
+    }
+    if (run.verification[0].vsPrevious.status == S::NotRun) {
+        QString hint;
+        if (!run.pinnedToOne.empty())
+            hint = StepperPanel::tr(" (symbolic dims ran as 1; set their sizes in the dims field)");
+        return StepperPanel::tr("; outputs not verified: %1%2").arg(outputsText(run.verification[0].vsPrevious), hint);
+    }
+    int notRun = 0;
+    for (const auto& c : run.verification) notRun += c.vsPrevious.status == S::NotRun;
+    if (notRun > 0) return StepperPanel::tr("; outputs match where verified (%1 passes not run)").arg(notRun);
+    return StepperPanel::tr("; outputs match after every pass");
+}
 
 StepperPanel::StepperPanel(QWidget* parent) : QWidget(parent) {
     setObjectName("stepperPanel");
@@ -35,6 +62,15 @@ StepperPanel::StepperPanel(QWidget* parent) : QWidget(parent) {
     passList_->setToolTip(tr("Comma-separated pass names; layout:NHWC converts to channels-last. Available: %1")
                               .arg(names.join(", ")));
     passList_->setEnabled(false);
+    verify_ = new QCheckBox(tr("Verify outputs"), this);
+    verify_->setObjectName("verifyOutputs");
+    verify_->setToolTip(tr("Run the reference interpreter on seeded random inputs before the first pass and after "
+                           "each pass, and mark the first pass whose outputs differ (slower)"));
+    verifyDims_ = new QLineEdit(this);
+    verifyDims_->setObjectName("verifyDims");
+    verifyDims_->setPlaceholderText(tr("dims N=1,H=64"));
+    verifyDims_->setMaximumWidth(220);
+    verifyDims_->setVisible(false);  // only for models with symbolic input dims
     runButton_ = new QPushButton(tr("Run"), this);
     runButton_->setObjectName("runPipeline");
     cancelButton_ = new QPushButton(tr("Cancel"), this);
@@ -42,6 +78,8 @@ StepperPanel::StepperPanel(QWidget* parent) : QWidget(parent) {
     top->addWidget(new QLabel(tr("Level:"), this));
     top->addWidget(level_);
     top->addWidget(passList_, 1);
+    top->addWidget(verify_);
+    top->addWidget(verifyDims_);
     top->addWidget(runButton_);
     top->addWidget(cancelButton_);
     root->addLayout(top);
@@ -75,6 +113,7 @@ StepperPanel::StepperPanel(QWidget* parent) : QWidget(parent) {
     for (int c = PassTableModel::Nodes; c < PassTableModel::ColumnCount; ++c)
         view_->horizontalHeader()->setSectionResizeMode(c, QHeaderView::ResizeToContents);
     view_->setAlternatingRowColors(true);
+    view_->setColumnHidden(PassTableModel::Outputs, true);  // shown for verified runs
     root->addWidget(view_, 1);
 
     connect(level_, &QComboBox::currentIndexChanged, this, [this] {
@@ -106,6 +145,14 @@ void StepperPanel::setModel(std::shared_ptr<const ir::Model> model) {
     current_ = -1;
     table_->resetData(nullptr);
     status_->setText(model_ ? tr("Choose a level and press Run.") : QString());
+    // Symbolic input dims: verification runs them as 1 unless pinned here.
+    QStringList symbolic;
+    if (model_)
+        for (const auto& d : eval::unpinnedDims(*model_, {})) symbolic << QString::fromStdString(d);
+    verifyDims_->setVisible(!symbolic.isEmpty());
+    verifyDims_->setToolTip(tr("Sizes for the symbolic input dims when verifying (NAME=VALUE, comma-separated); "
+                               "unpinned ones run as 1. This model's: %1")
+                                .arg(symbolic.join(", ")));
     updateButtons();
 }
 
@@ -119,9 +166,31 @@ void StepperPanel::setPassList(const QString& list) {
     setLevel("custom");
 }
 
+void StepperPanel::setVerifyOutputs(bool on) { verify_->setChecked(on); }
+void StepperPanel::setVerifyDims(const QString& pins) { verifyDims_->setText(pins); }
+
+/// "N=1, H=64" → pins; throws BadInput naming the bad item.
+static std::vector<std::pair<std::string, int64_t>> parseDims(const QString& text) {
+    std::vector<std::pair<std::string, int64_t>> out;
+    for (const QString& item : text.split(',', Qt::SkipEmptyParts)) {
+        const QStringList kv = item.trimmed().split('=');
+        bool ok = kv.size() == 2 && !kv[0].trimmed().isEmpty();
+        const qlonglong v = ok ? kv[1].trimmed().toLongLong(&ok) : 0;
+        if (!ok || v <= 0)
+            throw Error(ErrorKind::BadInput, "verify dims: expected NAME=POSITIVE_INT, got '" + item.trimmed().toStdString() + "'");
+        out.emplace_back(kv[0].trimmed().toStdString(), int64_t(v));
+    }
+    return out;
+}
+bool StepperPanel::verifyOutputs() const { return verify_->isChecked(); }
+void StepperPanel::setRegistry(const passes::PassRegistry* registry) {
+    registry_ = registry ? registry : &passes::PassRegistry::global();
+}
+QString StepperPanel::statusText() const { return status_->text(); }
+
 std::vector<std::string> StepperPanel::requestedPasses() const {
     const QString level = level_->currentData().toString();
-    if (level != "custom") return passes::PassRegistry::global().pipeline(passes::parseLevel(level.toStdString()));
+    if (level != "custom") return registry_->pipeline(passes::parseLevel(level.toStdString()));
     std::vector<std::string> out;
     for (const QString& p : passList_->text().split(',', Qt::SkipEmptyParts))
         if (!p.trimmed().isEmpty()) out.push_back(p.trimmed().toStdString());
@@ -132,10 +201,12 @@ void StepperPanel::run() {
     if (!model_) return;
     if (cancelFlag_) cancelFlag_->store(true);  // a run still going is superseded
     std::vector<std::string> names;
+    std::vector<std::pair<std::string, int64_t>> dims;
     try {
+        if (verify_->isChecked()) dims = parseDims(verifyDims_->text());
         names = requestedPasses();
         for (const auto& n : names)  // unknown names fail here, before a thread starts
-            passes::PassRegistry::global().create(n.substr(0, n.find(':')));
+            registry_->create(n.substr(0, n.find(':')));
     } catch (const std::exception& e) {
         status_->setText(QString::fromStdString(e.what()));
         emit runFailed(QString::fromStdString(e.what()));
@@ -145,8 +216,9 @@ void StepperPanel::run() {
     runModel_ = model_;
     progress_->setRange(0, int(names.size()));
     progress_->setValue(0);
-    status_->setText(tr("Running %1 passes…").arg(names.size()));
-    watcher_.setFuture(startPipeline(model_, std::move(names), cancelFlag_));
+    status_->setText(verify_->isChecked() ? tr("Running and verifying %1 passes…").arg(names.size())
+                                          : tr("Running %1 passes…").arg(names.size()));
+    watcher_.setFuture(startPipeline(model_, std::move(names), cancelFlag_, verify_->isChecked(), std::move(dims), *registry_));
     updateButtons();
 }
 
@@ -177,6 +249,7 @@ void StepperPanel::onFinished() {
     run_ = std::move(run);
     current_ = -1;
     table_->resetData(run_);
+    view_->setColumnHidden(PassTableModel::Outputs, !run_->verified());
     double ms = 0;
     for (const auto& s : run_->result->steps) ms += s.result.ms;
     status_->setText(tr("%1 passes, %2 → %3 nodes, %4 ms")
@@ -184,9 +257,17 @@ void StepperPanel::onFinished() {
                          .arg(passes::countNodesDeep(run_->result->initial->graph))
                          .arg(run_->result->steps.empty() ? passes::countNodesDeep(run_->result->initial->graph)
                                                           : run_->result->steps.back().result.nodesAfter)
-                         .arg(ms, 0, 'f', 1));
+                         .arg(ms, 0, 'f', 1) +
+                     verificationSummary(*run_));
     emit runFinished();
     setCurrentRow(0);
+    // The first pass that broke the outputs is named in the window's status bar too.
+    if (const int bad = run_->firstDifferingRow(); bad > 0)
+        if (auto* mw = qobject_cast<QMainWindow*>(window()))
+            mw->statusBar()->showMessage(tr("Verify outputs: '%1' changed the model's outputs (max abs %2)")
+                                             .arg(QString::fromStdString(run_->stepAt(bad)->result.name))
+                                             .arg(run_->verification[size_t(bad)].vsPrevious.maxAbs, 0, 'g', 3),
+                                         20000);
 }
 
 void StepperPanel::setCurrentRow(int row) {

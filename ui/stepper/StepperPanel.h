@@ -2,6 +2,8 @@
 // The pass stepper dock: choose a level or an explicit pass list, run the pipeline off the GUI
 // thread (progress, cancel), then step through the snapshots (buttons, Alt+Left/Alt+Right,
 // F10/Shift+F10, or a click on a row). Emits stepChosen(row): row 0 is the input model.
+// "Verify outputs" runs the interpreter after each pass (the table's Outputs column; the status
+// line names the first pass whose outputs differ).
 #include <QFutureWatcher>
 #include <QWidget>
 #include <atomic>
@@ -9,6 +11,7 @@
 
 #include "stepper/PipelineJob.h"
 
+class QCheckBox;
 class QComboBox;
 class QLabel;
 class QLineEdit;
@@ -32,6 +35,14 @@ public:
     /// "none" | "basic" | "extended" | "all", or "custom" to use passList().
     void setLevel(const QString& level);
     void setPassList(const QString& commaSeparated);
+    /// Run the interpreter before the pipeline and after each pass (off by default).
+    void setVerifyOutputs(bool on);
+    bool verifyOutputs() const;
+    /// "NAME=VALUE,..." pins for the model's symbolic input dims during verification (others: 1).
+    void setVerifyDims(const QString& pins);
+    /// Where pass names are looked up (tests add broken passes); must outlive the panel.
+    void setRegistry(const passes::PassRegistry* registry);
+    QString statusText() const;
     /// Pass names the next run will use.
     std::vector<std::string> requestedPasses() const;
 
@@ -56,6 +67,7 @@ private:
     void onFinished();
     void updateButtons();
 
+    const passes::PassRegistry* registry_ = &passes::PassRegistry::global();
     std::shared_ptr<const ir::Model> model_;
     std::shared_ptr<const ir::Model> runModel_;  ///< the model the running job works on
     PipelineRunPtr run_;
@@ -65,6 +77,8 @@ private:
     PassTableModel* table_ = nullptr;
     QComboBox* level_ = nullptr;
     QLineEdit* passList_ = nullptr;
+    QCheckBox* verify_ = nullptr;
+    QLineEdit* verifyDims_ = nullptr;
     QPushButton* runButton_ = nullptr;
     QPushButton* cancelButton_ = nullptr;
     QProgressBar* progress_ = nullptr;
