@@ -174,7 +174,15 @@ void PropertiesPanel::showValue(const SnapshotPtr& snap, ValueId id) {
              .arg(v.consumers.size())
              .arg(v.isGraphInput ? " · graph input" : "")
              .arg(v.isGraphOutput ? " · graph output" : "");
-    if (v.initializer) h += "<h3>Initializer</h3>" + tensorHtml(*v.initializer, images_);
+    if (v.initializer) {
+        h += "<h3>Initializer</h3>" + tensorHtml(*v.initializer, images_);
+    } else if (v.producer != kNone && snap->graph->hasNode(v.producer)) {
+        // A Constant node's output (drawn as its own box when constants are unfolded).
+        const Node& p = snap->graph->node(v.producer);
+        if (p.opType == "Constant")
+            if (const Attribute* a = p.attr("value"); a && a->t)
+                h += "<h3>Constant " + esc(p.displayName()) + "</h3>" + tensorHtml(*a->t, images_);
+    }
     setHtml(h);
 }
 

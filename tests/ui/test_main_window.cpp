@@ -15,6 +15,8 @@
 #include "examples/Examples.h"
 #include "graph/GraphItems.h"
 #include "graph/GraphView.h"
+#include "PropertiesPanel.h"
+#include "ir/Builder.h"
 #include "ir/Graph.h"
 
 using namespace passlens;
@@ -206,6 +208,25 @@ private slots:
         const QByteArray text = svg.readAll();
         QVERIFY(text.contains("<svg"));
         QVERIFY(text.contains("Conv"));
+    }
+
+    // A Constant node's output shows its tensor like an initializer does (it has its own box
+    // when constants are unfolded).
+    void propertiesShowAConstantNodesTensor() {
+        ir::GraphBuilder b("const_node", 17);
+        auto x = b.input("x", ir::DataType::Float, {2});
+        auto c = b.op("Constant", {}, {ir::Attribute::makeTensor("value", ir::makeTensorOf(ir::DataType::Float, {2}, std::vector<float>{0.25f, 4.f}))},
+                      "scale");
+        b.output(b.op("Mul", {x, c}, {}, "mul"));
+        auto model = std::make_shared<const ir::Model>(b.finish());
+        auto snap = std::make_shared<ui::GraphSnapshot>();
+        snap->model = model;
+        snap->graph = &model->graph;
+        ui::PropertiesPanel panel;
+        panel.showValue(snap, c);
+        const QString text = panel.toPlainText();
+        QVERIFY2(text.contains("Constant scale"), qPrintable(text));
+        QVERIFY2(text.contains("0.25") && text.contains("4"), qPrintable(text));
     }
 
     void styleOverridesApplyByNodeId() {
