@@ -1,5 +1,6 @@
 // MatMul + Add → Gemm: the positive case, Transposes folded into transA/transB, and the refusals
 // (3-D operands, a second reader of the product, a non-constant or non-broadcastable addend).
+// 3-D A is never flattened around a Gemm (3 nodes for 2): the remark says what it would take.
 #include <gtest/gtest.h>
 
 #include <map>
@@ -30,16 +31,19 @@ PassResult runAndCompare(Model& m) {
 
 
 struct MmOptions {
-    bool transposeA = false, transposeB = false, threeD = false, tap = false, inputBias = false;
+    bool transposeA = false, transposeB = false, threeD = false, tap = false, inputBias = false, inputWeights = false;
     std::vector<int64_t> biasDims{3};
+    std::vector<Dim> symbolicA{};  ///< A's dims when some are symbolic
 };
 
 Model matmulAdd(const MmOptions& o) {
     GraphBuilder b("matmul_add", 13);
-    ValueId a = o.threeD ? b.input("a", DataType::Float, {2, 4, 8})
+    ValueId a = !o.symbolicA.empty() ? b.inputSymbolic("a", DataType::Float, o.symbolicA)
+              : o.threeD ? b.input("a", DataType::Float, {2, 4, 8})
                          : o.transposeA ? b.op("Transpose", {b.input("a", DataType::Float, {8, 4})}, {}, "ta")
                                         : b.input("a", DataType::Float, {4, 8});
-    ValueId w = o.transposeB ? b.op("Transpose", {b.input("w", DataType::Float, {3, 8})}, {Attribute::makeInts("perm", {1, 0})}, "tb")
+    ValueId w = o.inputWeights ? b.input("w", DataType::Float, {8, 3})
+              : o.transposeB ? b.op("Transpose", {b.input("w", DataType::Float, {3, 8})}, {Attribute::makeInts("perm", {1, 0})}, "tb")
                              : b.constant("w", randomFloats({8, 3}, 1));
     auto y = b.op("MatMul", {a, w}, {}, "mm");
     ValueId bias = o.inputBias ? b.input("bias", DataType::Float, o.biasDims) : b.constant("bias", randomFloats(o.biasDims, 2));
@@ -111,4 +115,54 @@ TEST(FusionMatMulAdd, TransposeOfAConstantIsStoredPreTransposed) {
     ASSERT_TRUE(pre.has_value());
     EXPECT_EQ(m.graph.value(*pre).initializer->dims, (std::vector<int64_t>{8, 3}));
     EXPECT_NE(remarkText(r, RemarkKind::Applied).find("wt folded into mm's constant operand (pre-transposed)"), std::string::npos);
+}
+
+TEST(FusionMatMulAdd, ThreeDimensionalStaticASaysWhatFlatteningWouldTake) {
+    Model m = matmulAdd({.threeD = true});
+    PassResult r = runAndCompare(m);
+    EXPECT_EQ(opCounts(m.graph), (std::map<std::string, int>{{"Add", 1}, {"MatMul", 1}, {"Relu", 1}}));
+    EXPECT_NE(remarkText(r, RemarkKind::Missed)
+                  .find("mm multiplies ranks 3 and 2; flattening would take Reshape A [2, 4, 8] to [8, 8], Gemm, "
+                        "Reshape back to [2, 4, 3] (3 nodes for 2, the product is one BLAS call already), so it is not done"),
+              std::string::npos)
+        << remarkText(r, RemarkKind::Missed);
+    EXPECT_TRUE(test::hasRemark(r, RemarkKind::Missed, "matmul-add-gemm", "Reshape back to [2, 4, 3]"));
+}
+
+TEST(FusionMatMulAdd, ThreeDimensionalDynamicLeadingDimsNeedShapeSliceConcat) {
+    Model m = matmulAdd({.symbolicA = {Dim::symbol("N"), Dim(), Dim::of(8)}});
+    PassResult r = test::runPassOnce("fuse-matmul-add", m);
+    EXPECT_FALSE(r.changed);
+    EXPECT_EQ(opCounts(m.graph)["Gemm"], 0);
+    EXPECT_NE(remarkText(r, RemarkKind::Missed)
+                  .find("mm multiplies ranks 3 and 2; flattening would need Shape, Slice and Concat to restore A's leading dims "
+                        "[N, ?] around Reshape, Gemm, Reshape (6 nodes for 2), so it is not done"),
+              std::string::npos)
+        << remarkText(r, RemarkKind::Missed);
+}
+
+TEST(FusionMatMulAdd, ThreeDimensionalRemarkNamesTheMissingConstants) {
+    Model m = matmulAdd({.threeD = true, .inputBias = true});
+    PassResult r = runAndCompare(m);
+    EXPECT_NE(remarkText(r, RemarkKind::Missed).find("ranks 3 and 2; flattening A to 2-D would need a constant addend broadcastable to [3]"),
+              std::string::npos)
+        << remarkText(r, RemarkKind::Missed);
+    Model m2 = matmulAdd({.threeD = true, .biasDims = {4, 3}});
+    PassResult r2 = runAndCompare(m2);
+    EXPECT_NE(remarkText(r2, RemarkKind::Missed).find("would need a constant addend broadcastable to [3]"), std::string::npos)
+        << remarkText(r2, RemarkKind::Missed);
+    Model m3 = matmulAdd({.threeD = true, .inputWeights = true});
+    PassResult r3 = runAndCompare(m3);
+    EXPECT_NE(remarkText(r3, RemarkKind::Missed).find("ranks 3 and 2; flattening A to 2-D would need B to be a constant 2-D initializer"),
+              std::string::npos)
+        << remarkText(r3, RemarkKind::Missed);
+}
+
+TEST(FusionMatMulAdd, ThreeDimensionalSecondReaderIsRefusedFirst) {
+    Model m = matmulAdd({.threeD = true, .tap = true});
+    PassResult r = runAndCompare(m);
+    EXPECT_EQ(opCounts(m.graph)["Gemm"], 0);
+    const std::string missed = remarkText(r, RemarkKind::Missed);
+    EXPECT_NE(missed.find("mm's output has 2 readers (add, tap)"), std::string::npos) << missed;
+    EXPECT_EQ(missed.find("flattening"), std::string::npos) << missed;
 }

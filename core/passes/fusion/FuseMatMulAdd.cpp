@@ -2,8 +2,12 @@
 //   Add(MatMul(A, B), C) → Gemm(A, B, C)          A, B 2-D; C a constant broadcastable to [M, N]
 //   MatMul(Transpose(A), B) → transA=1, MatMul(A, Transpose(B)) → transB=1 (2-D transposes)
 // The MatMul output must be read only by the Add (the product is not kept). A Transpose of a
-// constant operand of any MatMul is folded into a pre-transposed initializer.
+// constant operand of any MatMul is folded into a pre-transposed initializer. A MatMul with a
+// rank >= 3 A is refused with a remark saying what flattening it around a Gemm would take.
 #include <cstring>
+#include <optional>
+#include <string>
+#include <vector>
 
 #include "passes/fusion/FusionPasses.h"
 #include "passes/fusion/PatternUtil.h"
@@ -78,6 +82,49 @@ bool foldConstantTranspose(Rewriter& rw, NodeId mmId) {
     return false;
 }
 
+/// "[2, 4, 8]", "[batch, ?, 8]": a shape as the remarks print it.
+std::string shapeText(const Shape& s) {
+    std::string out = "[";
+    for (size_t i = 0; i < s.dims.size(); ++i) {
+        const Dim& d = s.dims[i];
+        out += (i ? ", " : "") + (d.value ? std::to_string(*d.value) : d.param.empty() ? "?" : d.param);
+    }
+    return out + "]";
+}
+
+/// Why a MatMul with a rank ≥ 3 A is left alone, and what flattening it around a Gemm would take
+/// (as ONNX Runtime does: Reshape A [..., K] → [P, K], Gemm, Reshape back to [..., M]). The
+/// rewrite is never done: it costs 3 nodes for 2 with static leading dims (Shape, Slice and Concat
+/// more with dynamic ones), and MatMul with a 2-D B already is one BLAS call over the flattened
+/// rows in the runtimes; only the bias pass would be saved.
+std::string flatteningNote(const Graph& g, ValueId a, ValueId b, ValueId c, std::optional<size_t> ra, std::optional<size_t> rb) {
+    if (!ra && rb == size_t(2)) return "; A's rank is unknown, so whether a Reshape could flatten it to 2-D is undecided (pinning its symbolic dims may tell)";
+    if (!ra || !rb) return "";
+    if (*rb != 2 || *ra < 3) return *ra >= 2 && *rb >= 3 ? "; B is batched, no single Gemm computes it" : "";
+    const Tensor* w = constantOf(g, b);
+    if (!w || w->dims.size() != 2) return "; flattening A to 2-D would need B to be a constant 2-D initializer";
+    const int64_t m = w->dims[1];
+    const Tensor* bias = constantOf(g, c);
+    std::vector<int64_t> biasDims = bias ? bias->dims : std::vector<int64_t>{};
+    while (!biasDims.empty() && biasDims.front() == 1 && biasDims.size() > 1) biasDims.erase(biasDims.begin());
+    if (!bias || biasDims.size() > 1 || (biasDims.size() == 1 && biasDims[0] != 1 && biasDims[0] != m))
+        return "; flattening A to 2-D would need a constant addend broadcastable to [" + std::to_string(m) + "]";
+    const Shape& sa = *g.value(a).type.shape;
+    Shape leading{std::vector<Dim>(sa.dims.begin(), sa.dims.end() - 1)};
+    if (!leading.isStatic())
+        return "; flattening would need Shape, Slice and Concat to restore A's leading dims " + shapeText(leading) +
+               " around Reshape, Gemm, Reshape (6 nodes for 2), so it is not done";
+    Shape flatA{{Dim::of(1), sa.dims.back()}}, out{leading.dims};
+    for (const Dim& d : leading.dims)
+        if (int64_t rows; flatA.dims[0].value && !__builtin_mul_overflow(*flatA.dims[0].value, *d.value, &rows))
+            flatA.dims[0].value = rows;
+        else
+            flatA.dims[0] = Dim::symbol("P");
+    out.dims.push_back(Dim::of(m));
+    return "; flattening would take Reshape A " + shapeText(sa) + " to " + shapeText(flatA) + ", Gemm, Reshape back to " +
+           shapeText(out) + " (3 nodes for 2, the product is one BLAS call already), so it is not done";
+}
+
 }  // namespace
 
 void FuseMatMulAdd::runImpl(PassContext& ctx) const {
@@ -107,7 +154,7 @@ void FuseMatMulAdd::runImpl(PassContext& ctx) const {
             auto ra = rankOf(g, a), rb = rankOf(g, b);
             if (ra != size_t(2) || rb != size_t(2)) {
                 refuse("Gemm needs 2-D operands, " + mm.displayName() + " multiplies ranks " + (ra ? std::to_string(*ra) : "?") +
-                       " and " + (rb ? std::to_string(*rb) : "?"));
+                       " and " + (rb ? std::to_string(*rb) : "?") + flatteningNote(g, a, b, c, ra, rb));
                 continue;
             }
             if (g.value(y).type.elemType != DataType::Float) { refuse("the product is not float32"); continue; }
