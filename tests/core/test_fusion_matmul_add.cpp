@@ -10,6 +10,7 @@
 #include "eval/Interpreter.h"
 #include "ir/Builder.h"
 #include "onnx/Checker.h"
+#include "onnx/Import.h"
 #include "passes/PassManager.h"
 
 using namespace passlens;
@@ -165,4 +166,28 @@ TEST(FusionMatMulAdd, ThreeDimensionalSecondReaderIsRefusedFirst) {
     const std::string missed = remarkText(r, RemarkKind::Missed);
     EXPECT_NE(missed.find("mm's output has 2 readers (add, tap)"), std::string::npos) << missed;
     EXPECT_EQ(missed.find("flattening"), std::string::npos) << missed;
+}
+
+// PP-OCRv4 rec's transformer block: 9 MatMul+Add pairs with A [1, 40, K] once its dims are pinned
+// and the extended level has folded its shape computations; each is kept, with the flattening it
+// would take named.
+TEST(FusionMatMulAdd, PaddleOcrRecThreeDimensionalPairsNameTheirFlattening) {
+    onnxio::ImportOptions options;
+    options.pinnedDims = {{"p2o.DynamicDimension.0", 1}, {"p2o.DynamicDimension.1", 320}};
+    Model m = onnxio::importModelFile(test::realModel("ch_PP-OCRv4_rec_infer.onnx"), options);
+    PassManager pm;
+    pm.addLevel(Level::Extended);
+    PipelineOptions pipeline;
+    pipeline.fixedPoint = true;  // the attention Reshapes' shapes fold only on the second round
+    pipeline.keepSnapshots = false;
+    PassResult r;
+    for (const PipelineStep& step : pm.run(m, pipeline).steps)
+        if (step.result.name == "fuse-matmul-add") r = step.result;
+    int flattenable = 0;
+    for (const auto& remark : r.remarks)
+        if (remark.kind == RemarkKind::Missed && remark.message.find("ranks 3 and 2; flattening would take Reshape A [1, 40, ") != std::string::npos &&
+            remark.message.find("(3 nodes for 2, the product is one BLAS call already)") != std::string::npos)
+            ++flattenable;
+    EXPECT_EQ(flattenable, 9) << remarkText(r, RemarkKind::Missed);
+    EXPECT_FALSE(r.changed);
 }
