@@ -95,8 +95,8 @@ std::string shapeText(const Shape& s) {
 /// Why a MatMul with a rank ≥ 3 A is left alone, and what flattening it around a Gemm would take
 /// (as ONNX Runtime does: Reshape A [..., K] → [P, K], Gemm, Reshape back to [..., M]). The
 /// rewrite is never done: it costs 3 nodes for 2 with static leading dims (Shape, Slice and Concat
-/// more with dynamic ones), and MatMul with a 2-D B already is one BLAS call over the flattened
-/// rows in the runtimes; only the bias pass would be saved.
+/// more with dynamic ones), and a MatMul with a 2-D B already is one GEMM over the flattened rows
+/// in ONNX Runtime's CPU kernel; only the separate bias pass over the output would be saved.
 std::string flatteningNote(const Graph& g, ValueId a, ValueId b, ValueId c, std::optional<size_t> ra, std::optional<size_t> rb) {
     if (!ra && rb == size_t(2)) return "; A's rank is unknown, so whether a Reshape could flatten it to 2-D is undecided (pinning its symbolic dims may tell)";
     if (!ra || !rb) return "";
