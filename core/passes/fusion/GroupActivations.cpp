@@ -60,6 +60,8 @@ void groupForms(PassContext& ctx, const std::string& rule, std::vector<Activatio
             std::string members;
             for (NodeId n : form.nodes) members += (members.empty() ? "" : ", ") + g.node(n).displayName();
             auto body = functionBodyOf(g, form.nodes, {form.x}, {form.out}, form.function);
+            // One body serves calls of every shape: keep no shapes of the first call's values.
+            for (ValueId v : body->valueIds()) body->value(v).type = TypeInfo{};
             const std::string fname = addOrReuseFunction(rw.model(), body, form.function, form.form + " (first: " + members + ")");
             taken.insert(form.nodes.begin(), form.nodes.end());
             const size_t count = form.nodes.size();
