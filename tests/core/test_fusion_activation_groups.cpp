@@ -14,6 +14,7 @@
 #include "examples/Examples.h"
 #include "ir/Builder.h"
 #include "onnx/Checker.h"
+#include "onnx/Export.h"
 #include "onnx/Import.h"
 #include "passes/PassManager.h"
 #include "passes/PassRegistry.h"
@@ -72,11 +73,17 @@ TEST(FusionActivationGroups, ErfAndTanhGeluBecomeOneCallEachSharingFunctions) {
     b.output(erfGelu(b, y, "b_"));  // same form and constants, another shape: the same function
     b.output(tanhGelu(b, x, "t_", true));
     b.output(tanhGelu(b, y, "u_", false));  // x·x·x: another body
+    // (0.5·x)·(1 + erf(x·(1/√2))): the other erf spelling, another body.
+    auto erf2 = b.op("Erf", {b.op("Mul", {x, b.scalar("rsqrt2", 0.70710678f)}, {}, "c_mul")}, {}, "c_erf");
+    b.output(b.op("Mul", {b.op("Mul", {x, b.scalar("c_half", 0.5f)}, {}, "c_halfx"), b.op("Add", {erf2, b.scalar("c_one", 1.f)}, {}, "c_add")},
+                  {}, "c_out"));
     Model m = b.finish();
+    const Model original = m;
     PassResult r = runAndCompare(m, "group-gelu");
-    EXPECT_EQ(opCounts(m.graph), (std::map<std::string, int>{{"Gelu", 2}, {"GeluTanh", 1}, {"GeluTanh_2", 1}, {"Relu", 1}}));
+    EXPECT_EQ(opCounts(m.graph),
+              (std::map<std::string, int>{{"Gelu", 2}, {"Gelu_2", 1}, {"GeluTanh", 1}, {"GeluTanh_2", 1}, {"Relu", 1}}));
     EXPECT_EQ(callsOf(m.graph, "Gelu"), 2);
-    ASSERT_EQ(m.functions.size(), 3u);
+    ASSERT_EQ(m.functions.size(), 4u);
     EXPECT_EQ(m.functions[0].name, "Gelu");
     EXPECT_EQ(m.functions[0].body->inputs().size(), 1u);  // constants live inside the body
     EXPECT_EQ(m.functions[0].body->nodeCount(), 5u + 3u);  // 5 ops + 3 Constant nodes
@@ -92,6 +99,14 @@ TEST(FusionActivationGroups, ErfAndTanhGeluBecomeOneCallEachSharingFunctions) {
         if (m.graph.node(id).opType == "Gelu") {
             EXPECT_EQ(m.graph.node(id).provenance.size(), 5u);
         }
+    // Export and import keep the calls and functions runnable.
+    const std::string path = test::tempDir("activation_groups") + "/gelu.onnx";
+    onnxio::exportModelFile(m, path);
+    Model again = onnxio::importModelFile(path);
+    EXPECT_EQ(again.functions.size(), 4u);
+    auto inputs = eval::randomInputs(original, 5);
+    auto reference = eval::run(original, inputs), got = eval::run(again, inputs);
+    for (const auto& d : eval::compareOutputs(original, got, reference, 1e-4, 1e-5)) EXPECT_TRUE(d.ok) << d.name << " " << d.maxAbs;
 }
 
 TEST(FusionActivationGroups, SiluAndQuickGeluBecomeCallsGatesStay) {
