@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <map>
 
@@ -221,4 +222,40 @@ TEST(FusionActivationGroups, RecSiluFormsBecomeCallsAtLevelAll) {
     auto inputs = eval::randomInputs(original, 3, io.pinnedDims);
     auto reference = eval::run(original, inputs, ro), got = eval::run(m, inputs, ro);
     for (const auto& d : eval::compareOutputs(original, got, reference, 1e-4, 1e-5)) EXPECT_TRUE(d.ok) << d.name << " " << d.maxAbs;
+}
+
+TEST(FusionActivationGroups, SiluInsideAnIfBranchBecomesACallThere) {
+    GraphBuilder b("branchy", 17);
+    auto x = b.input("x", DataType::Float, {2, 8});
+    auto cond = b.input("cond", DataType::Bool, {});
+    auto thenBody = std::make_shared<Graph>();
+    thenBody->name = "then";
+    ValueId outer = thenBody->addOuterScopeValue("x");
+    ValueId sig = thenBody->addValue("sig_out", TypeInfo::tensor(DataType::Float));
+    ValueId out = thenBody->addValue("silu_out", TypeInfo::tensor(DataType::Float));
+    thenBody->addNode("Sigmoid", {outer}, {sig}, {}, "sig");
+    thenBody->addNode("Mul", {outer, sig}, {out}, {}, "silu");
+    thenBody->markOutput(out);
+    auto elseBody = std::make_shared<Graph>();
+    elseBody->name = "else";
+    ValueId outer2 = elseBody->addOuterScopeValue("x");
+    ValueId neg = elseBody->addValue("neg_out", TypeInfo::tensor(DataType::Float));
+    elseBody->addNode("Neg", {outer2}, {neg}, {}, "neg");
+    elseBody->markOutput(neg);
+    b.output(b.op("If", {cond}, {Attribute::makeGraph("then_branch", thenBody), Attribute::makeGraph("else_branch", elseBody)}, "if"));
+    (void)x;
+    Model m = b.finish();
+    const Model original = m;
+    PassResult r = runAndCompare(m, "group-silu");
+    // The then branch (the call) runs: compare with cond = true.
+    std::vector<TensorPtr> inputs{eval::randomInputs(original, 4)[0], makeTensorOf<uint8_t>(DataType::Bool, {}, {1})};
+    auto reference = eval::run(original, inputs), got = eval::run(m, inputs);
+    for (const auto& d : eval::compareOutputs(original, got, reference, 1e-5, 1e-6)) EXPECT_TRUE(d.ok) << d.name << " " << d.maxAbs;
+    const float x0 = inputs[0]->as<float>()[0];
+    EXPECT_NEAR(got[0]->as<float>()[0], x0 / (1.f + std::exp(-x0)), 1e-5);  // the SiLU branch ran
+    EXPECT_TRUE(r.changed);
+    EXPECT_EQ(opCounts(*thenBody), (std::map<std::string, int>{{"Silu", 1}}));
+    ASSERT_EQ(m.functions.size(), 1u);
+    EXPECT_EQ(m.opsetFor(kFusedFunctionDomain), 1);
+    EXPECT_NE(remarkText(r, RemarkKind::Applied).find("SiLU x·Sigmoid(x) at silu: 2 nodes (sig, silu) become one call"), std::string::npos);
 }
