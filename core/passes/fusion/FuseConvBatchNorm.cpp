@@ -134,6 +134,9 @@ void registerFusionPasses(PassRegistry& r) {
     // After the patterns above, which match the exporters' own constant steps (+3, /6, ...).
     r.add("fold-constant-chains", FoldConstantChains().description(), Level::Extended, 270,
           [] { return std::make_unique<FoldConstantChains>(); });
+    // Level all: calls of model-local functions, after every standard-op pattern fusion.
+    r.add("group-gelu", GroupGelu().description(), Level::All, 275, [] { return std::make_unique<GroupGelu>(); });
+    r.add("group-silu", GroupSilu().description(), Level::All, 276, [] { return std::make_unique<GroupSilu>(); });
     r.add("detect-attention", DetectAttention().description(), Level::Extended, 290,
           [] { return std::make_unique<DetectAttention>(); });
 }

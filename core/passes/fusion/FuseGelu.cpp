@@ -1,6 +1,7 @@
 // GELU in its erf form x·0.5·(1 + erf(x/√2)) and tanh form 0.5·x·(1 + tanh(√(2/π)·(x + 0.044715·x³))).
 // The Gelu op arrived in opset 20, beyond this build's libonnx (opset 17), so each occurrence is
 // found and left as is with a missed remark naming the opset it needs.
+#include <algorithm>
 #include <cmath>
 
 #include "onnx/VersionConvert.h"
@@ -49,7 +50,74 @@ bool onePlusTimesHalfX(const Graph& g, ValueId t, ValueId x, std::vector<NodeId>
     return false;
 }
 
+/// x³ as Pow(x, 3), x·x·x or x·(x·x): its nodes, or empty.
+std::vector<NodeId> cubeOf(const Graph& g, ValueId c, ValueId x) {
+    if (NodeId pow = producerOf(g, c, "Pow"); pow != kNone && g.node(pow).inputs[0] == x &&
+                                              near(scalarOf(g, g.node(pow).inputs[1]).value_or(0), 3.0))
+        return {pow};
+    NodeId outer = producerOf(g, c, "Mul");
+    if (outer == kNone || g.node(outer).inputs.size() != 2) return {};
+    ValueId square = otherInput(g.node(outer), x);
+    NodeId inner = producerOf(g, square, "Mul");
+    if (inner == kNone || g.node(inner).inputs.size() != 2 || g.node(inner).inputs[0] != x || g.node(inner).inputs[1] != x) return {};
+    return {inner, outer};
+}
+
 }  // namespace
+
+std::vector<ActivationForm> findGeluForms(const Graph& g) {
+    std::vector<ActivationForm> found;
+    for (NodeId id : g.nodeOrder()) {
+        const Node& n = g.node(id);
+        if (isOp(n, "Erf")) {
+            // erf(x/√2): Div by √2 or Mul by 1/√2.
+            NodeId scale = g.value(n.inputs[0]).producer;
+            if (scale == kNone || g.node(scale).inputs.size() != 2) continue;
+            const Node& s = g.node(scale);
+            auto c = scalarOf(g, s.inputs[1]);
+            if (!c || !((isOp(s, "Div") && near(*c, std::sqrt(2.0), 1e-4)) || (isOp(s, "Mul") && near(*c, std::sqrt(0.5), 1e-4))))
+                continue;
+            std::vector<NodeId> nodes{scale, id};
+            if (!onePlusTimesHalfX(g, n.outputs[0], s.inputs[0], nodes)) continue;
+            found.push_back({nodes, s.inputs[0], g.node(nodes.back()).outputs[0], id, "GELU (erf form)", "Gelu"});
+        } else if (isOp(n, "Tanh")) {
+            // tanh(√(2/π)·(x + 0.044715·x³))
+            NodeId scale = producerOf(g, n.inputs[0], "Mul");
+            if (scale == kNone || g.node(scale).inputs.size() != 2) continue;
+            ValueId inner = kNone;
+            for (size_t i = 0; i < 2; ++i)
+                if (near(scalarOf(g, g.node(scale).inputs[i]).value_or(0), std::sqrt(2.0 / M_PI), 1e-4)) inner = g.node(scale).inputs[1 - i];
+            NodeId add = producerOf(g, inner, "Add");
+            if (add == kNone || g.node(add).inputs.size() != 2) continue;
+            ValueId x = kNone;
+            std::vector<NodeId> cube;
+            for (size_t i = 0; i < 2; ++i) {
+                NodeId cubic = producerOf(g, g.node(add).inputs[i], "Mul");
+                if (cubic == kNone || g.node(cubic).inputs.size() != 2) continue;
+                for (size_t j = 0; j < 2; ++j)
+                    if (near(scalarOf(g, g.node(cubic).inputs[j]).value_or(0), 0.044715, 1e-3)) {
+                        x = g.node(add).inputs[1 - i];
+                        cube = cubeOf(g, g.node(cubic).inputs[1 - j], x);
+                        cube.push_back(cubic);
+                    }
+            }
+            if (x == kNone) continue;
+            std::vector<NodeId> nodes = cube;
+            nodes.insert(nodes.end(), {add, scale, id});
+            if (!onePlusTimesHalfX(g, n.outputs[0], x, nodes)) continue;
+            // The output: the one node whose result no other node of the form reads.
+            ValueId out = kNone;
+            for (NodeId m : nodes) {
+                ValueId v = g.node(m).outputs[0];
+                bool readInside = false;
+                for (NodeId c : g.value(v).consumers) readInside |= std::find(nodes.begin(), nodes.end(), c) != nodes.end();
+                if (!readInside) out = v;
+            }
+            found.push_back({nodes, x, out, id, "GELU (tanh form)", "GeluTanh"});
+        }
+    }
+    return found;
+}
 
 void FuseGelu::runImpl(PassContext& ctx) const {
     const int64_t highest = onnxio::maxSupportedOpset();
@@ -58,41 +126,8 @@ void FuseGelu::runImpl(PassContext& ctx) const {
     ctx.forEachGraph([&](Rewriter& rw) {
         Graph& g = rw.graph();
         rw.setRule("gelu");
-        for (NodeId id : g.nodeOrder()) {
-            const Node& n = g.node(id);
-            if (isOp(n, "Erf")) {
-                // erf(x/√2): Div by √2 or Mul by 1/√2.
-                NodeId scale = g.value(n.inputs[0]).producer;
-                if (scale == kNone || g.node(scale).inputs.size() != 2) continue;
-                const Node& s = g.node(scale);
-                auto c = scalarOf(g, s.inputs[1]);
-                if (!c || !((isOp(s, "Div") && near(*c, std::sqrt(2.0), 1e-4)) || (isOp(s, "Mul") && near(*c, std::sqrt(0.5), 1e-4))))
-                    continue;
-                std::vector<NodeId> nodes{scale, id};
-                if (!onePlusTimesHalfX(g, n.outputs[0], s.inputs[0], nodes)) continue;
-                rw.missed(nodes, "GELU (erf form) at " + n.displayName() + ": " + needs);
-            } else if (isOp(n, "Tanh")) {
-                // tanh(√(2/π)·(x + 0.044715·x³))
-                NodeId scale = producerOf(g, n.inputs[0], "Mul");
-                if (scale == kNone || g.node(scale).inputs.size() != 2) continue;
-                ValueId inner = kNone;
-                for (size_t i = 0; i < 2; ++i)
-                    if (near(scalarOf(g, g.node(scale).inputs[i]).value_or(0), std::sqrt(2.0 / M_PI), 1e-4)) inner = g.node(scale).inputs[1 - i];
-                NodeId add = producerOf(g, inner, "Add");
-                if (add == kNone || g.node(add).inputs.size() != 2) continue;
-                ValueId x = kNone;
-                for (size_t i = 0; i < 2; ++i) {
-                    NodeId cubic = producerOf(g, g.node(add).inputs[i], "Mul");
-                    if (cubic == kNone) continue;
-                    for (ValueId in : g.node(cubic).inputs)
-                        if (near(scalarOf(g, in).value_or(0), 0.044715, 1e-3)) x = g.node(add).inputs[1 - i];
-                }
-                if (x == kNone) continue;
-                std::vector<NodeId> nodes{add, scale, id};
-                if (!onePlusTimesHalfX(g, n.outputs[0], x, nodes)) continue;
-                rw.missed(nodes, "GELU (tanh form) at " + n.displayName() + ": " + needs);
-            }
-        }
+        for (const ActivationForm& f : findGeluForms(g))
+            rw.missed(f.nodes, f.form + " at " + g.node(f.anchor).displayName() + ": " + needs);
     });
 }
 

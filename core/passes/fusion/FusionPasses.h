@@ -96,6 +96,38 @@ protected:
     void runImpl(PassContext& ctx) const override;
 };
 
+/// One matched activation form (GELU, SiLU, QuickGELU): all its nodes, in graph order, computing
+/// `out` from `x` with scalar constants only.
+struct ActivationForm {
+    std::vector<ir::NodeId> nodes;
+    ir::ValueId x = ir::kNone, out = ir::kNone;
+    ir::NodeId anchor = ir::kNone;  ///< the node named in remarks (Erf, Tanh, the final Mul)
+    std::string form;               ///< "GELU (erf form)", "SiLU x·Sigmoid(x)", ...
+    std::string function;           ///< model-local function name: Gelu, GeluTanh, Silu, QuickGelu, SiluScaled
+};
+/// GELU erf and tanh forms of `g` (the matcher of fuse-gelu).
+std::vector<ActivationForm> findGeluForms(const ir::Graph& g);
+/// x·Sigmoid(k·x) forms of `g` (the matcher of fuse-silu).
+std::vector<ActivationForm> findSiluForms(const ir::Graph& g);
+
+/// Each GELU form becomes one call of a model-local function (level all: not a standard op).
+class GroupGelu : public Pass {
+public:
+    std::string name() const override { return "group-gelu"; }
+    std::string description() const override { return "Turns each GELU (erf and tanh forms) into one call of a model-local function Gelu"; }
+protected:
+    void runImpl(PassContext& ctx) const override;
+};
+
+/// Each x·Sigmoid(k·x) form becomes one call of a model-local function (level all).
+class GroupSilu : public Pass {
+public:
+    std::string name() const override { return "group-silu"; }
+    std::string description() const override { return "Turns each x·Sigmoid(k·x) (SiLU, QuickGELU) into one call of a model-local function Silu"; }
+protected:
+    void runImpl(PassContext& ctx) const override;
+};
+
 /// Attention detection: applied remark listing Q·Kᵀ, scale, mask, Softmax and ·V; no rewrite.
 class DetectAttention : public Pass {
 public:

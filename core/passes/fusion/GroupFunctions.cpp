@@ -58,24 +58,7 @@ void groupGraph(Model& model, Graph& g, const analysis::FusionOptions& options, 
             fname = "fused_" + std::to_string(k) + "_" + anchorOp;
             if (!model.findFunction(kFusedFunctionDomain, fname)) break;
         }
-        auto body = std::make_shared<Graph>();
-        body->name = fname;
-        std::map<ValueId, ValueId> inBody;
-        for (ValueId v : ins) inBody[v] = body->addInput(g.value(v).name, TypeInfo{});
-        for (NodeId n : grp.members) {
-            const Node& node = g.node(n);
-            std::vector<ValueId> bi, bo;
-            for (ValueId v : node.inputs) bi.push_back(v == kNone ? kNone : inBody.at(v));
-            for (ValueId v : node.outputs) {
-                if (v == kNone) { bo.push_back(kNone); continue; }
-                bo.push_back(inBody[v] = body->addValue(g.value(v).name, g.value(v).type));
-            }
-            body->addNode(node.opType, bi, bo, node.attributes, node.name, node.domain);
-        }
-        std::vector<ValueId> bodyOuts;
-        for (ValueId v : outs) bodyOuts.push_back(inBody.at(v));
-        body->setOutputs(bodyOuts);
-
+        auto body = functionBodyOf(g, grp.members, ins, outs, fname);
         Function f;
         f.name = fname;
         f.domain = kFusedFunctionDomain;
@@ -108,7 +91,94 @@ size_t deepCount(const Graph& g) {
     return n;
 }
 
+
+/// The body's computation with value names left out: ops, wiring by position, attributes, constants.
+std::string bodySignature(const Graph& body) {
+    std::map<ValueId, size_t> index;
+    for (ValueId v : body.inputs()) index.emplace(v, index.size());
+    std::string s = std::to_string(body.inputs().size()) + "|";
+    auto tensorText = [](const TensorPtr& t) {
+        std::string out = t ? std::to_string(static_cast<int>(t->dtype)) + ":" : "null";
+        if (!t) return out;
+        for (int64_t d : t->dims) out += std::to_string(d) + ",";
+        for (std::byte b : t->data.bytes()) out += std::to_string(static_cast<int>(b)) + ".";
+        return out;
+    };
+    for (NodeId n : body.nodeOrder()) {
+        const Node& node = body.node(n);
+        s += canonicalDomain(node.domain) + "::" + node.opType + "(";
+        for (ValueId v : node.inputs) s += (v == kNone ? std::string("-") : std::to_string(index.count(v) ? index.at(v) : 99999)) + ",";
+        s += ")[";
+        for (const Attribute& a : node.attributes) {
+            s += a.name + "=" + std::to_string(static_cast<int>(a.kind)) + ":" + std::to_string(a.i) + ":" + std::to_string(a.f) + ":" + a.s;
+            for (int64_t i : a.ints) s += std::to_string(i) + ",";
+            for (float f : a.floats) s += std::to_string(f) + ",";
+            if (a.t) s += tensorText(a.t);
+            s += ";";
+        }
+        s += "]->";
+        for (ValueId v : node.outputs)
+            if (v != kNone) index.emplace(v, index.size());
+        s += std::to_string(index.size()) + ";";
+    }
+    for (ValueId v : body.outputs()) s += "out" + std::to_string(index.count(v) ? index.at(v) : 99999);
+    return s;
+}
+
 }  // namespace
+
+std::shared_ptr<Graph> functionBodyOf(const Graph& g, const std::vector<NodeId>& nodes, const std::vector<ValueId>& ins,
+                                      const std::vector<ValueId>& outs, const std::string& name) {
+    auto body = std::make_shared<Graph>();
+    body->name = name;
+    std::map<ValueId, ValueId> inBody;
+    for (ValueId v : ins) inBody[v] = body->addInput(g.value(v).name, TypeInfo{});
+    for (NodeId n : nodes) {
+        const Node& node = g.node(n);
+        std::vector<ValueId> bi, bo;
+        for (ValueId v : node.inputs) {
+            if (v == kNone) { bi.push_back(kNone); continue; }
+            if (!inBody.count(v)) {
+                const Value& val = g.value(v);
+                if (!val.initializer || val.isGraphInput)
+                    throw Error(ErrorKind::Internal, "function " + name + ": '" + val.name + "' is neither a formal input nor a constant");
+                ValueId c = body->addValue(val.name, val.type);
+                body->addNode("Constant", {}, {c}, {Attribute::makeTensor("value", val.initializer)}, val.name + "_const");
+                inBody[v] = c;
+            }
+            bi.push_back(inBody.at(v));
+        }
+        for (ValueId v : node.outputs) {
+            if (v == kNone) { bo.push_back(kNone); continue; }
+            bo.push_back(inBody[v] = body->addValue(g.value(v).name, g.value(v).type));
+        }
+        body->addNode(node.opType, bi, bo, node.attributes, node.name, node.domain);
+    }
+    std::vector<ValueId> bodyOuts;
+    for (ValueId v : outs) bodyOuts.push_back(inBody.at(v));
+    body->setOutputs(bodyOuts);
+    return body;
+}
+
+std::string addOrReuseFunction(Model& model, std::shared_ptr<Graph> body, const std::string& baseName, const std::string& docString) {
+    const std::string signature = bodySignature(*body);
+    for (const Function& f : model.functions)
+        if (f.domain == kFusedFunctionDomain && f.body && bodySignature(*f.body) == signature) return f.name;
+    std::string name = baseName;
+    for (int k = 2; model.findFunction(kFusedFunctionDomain, name); ++k) name = baseName + "_" + std::to_string(k);
+    body->name = name;
+    Function f;
+    f.name = name;
+    f.domain = kFusedFunctionDomain;
+    f.docString = docString;
+    for (const auto& op : model.opsetImports)
+        if (op.domain != kFusedFunctionDomain) f.opsetImports.push_back(op);
+    f.body = std::move(body);
+    model.functions.push_back(std::move(f));
+    model.setOpset(kFusedFunctionDomain, 1);
+    if (model.irVersion < 8) model.irVersion = 8;  // model-local functions arrived with IR 8
+    return name;
+}
 
 GroupFunctionsResult groupIntoFunctions(Model& model, const analysis::FusionOptions& options, bool subgraphs) {
     Graph& g = model.graph;

@@ -30,4 +30,18 @@ struct GroupFunctionsResult {
 /// With `subgraphs`, If/Loop bodies are grouped too (their captures become call arguments).
 GroupFunctionsResult groupIntoFunctions(ir::Model& model, const analysis::FusionOptions& options = {}, bool subgraphs = true);
 
+/// A function body holding copies of `nodes` (in the given, topological, order) of `g`: formal
+/// inputs `ins`, formal outputs `outs`. Any other value the nodes read must be a constant
+/// initializer; it becomes a Constant node inside the body (functions have no initializers).
+std::shared_ptr<ir::Graph> functionBodyOf(const ir::Graph& g, const std::vector<ir::NodeId>& nodes,
+                                          const std::vector<ir::ValueId>& ins, const std::vector<ir::ValueId>& outs,
+                                          const std::string& name);
+
+/// Makes `body` a model-local function of kFusedFunctionDomain named `baseName` ("Gelu"), or
+/// reuses an existing one whose body computes the same thing (same ops, wiring, attributes and
+/// constants; names ignored). A different body under a taken name gets "_2", "_3", ...
+/// Adds the domain's opset import and raises ir_version to 8 if lower. Returns the name.
+std::string addOrReuseFunction(ir::Model& model, std::shared_ptr<ir::Graph> body, const std::string& baseName,
+                               const std::string& docString);
+
 }  // namespace passlens::passes
