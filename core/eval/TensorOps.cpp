@@ -191,16 +191,11 @@ TensorPtr permuted(const Tensor& t, const std::vector<int64_t>& perm) {
     OutTensor o(t.dtype, dims);
     const size_t es = elementSize(t.dtype);
     auto st = stridesOf(t.dims);
-    std::vector<int64_t> pos(dims.size(), 0);
-    for (int64_t e = 0; e < o.count(); ++e) {
+    forEachIndex(dims, [&](int64_t e, const std::vector<int64_t>& pos) {
         int64_t off = 0;
         for (size_t d = 0; d < dims.size(); ++d) off += pos[d] * st[perm[d]];
         std::memcpy(o.data<char>() + e * es, t.as<char>() + off * es, es);
-        for (int64_t d = int64_t(dims.size()) - 1; d >= 0; --d) {
-            if (++pos[d] < dims[d]) break;
-            pos[d] = 0;
-        }
-    }
+    });
     return o.finish();
 }
 
@@ -242,6 +237,20 @@ BroadcastRows::BroadcastRows(const std::vector<int64_t>& od, const std::vector<s
         }
         strides.push_back(std::move(st));
     }
+}
+
+int64_t offsetWithAxisIndex(const std::vector<int64_t>& pos, int64_t axis, int64_t index,
+                            const std::vector<int64_t>& dims, const std::vector<int64_t>& strides) {
+    int64_t off = 0;
+    for (size_t d = 0; d < pos.size(); ++d) {
+        int64_t p = pos[d];
+        if (int64_t(d) == axis) {
+            p = index < 0 ? index + dims[d] : index;
+            if (p < 0 || p >= dims[d]) return -1;
+        }
+        off += p * strides[d];
+    }
+    return off;
 }
 
 std::vector<int64_t> stridesOf(const std::vector<int64_t>& dims) {

@@ -82,6 +82,23 @@ struct BroadcastRows {
 
 /// Row-major strides.
 std::vector<int64_t> stridesOf(const std::vector<int64_t>& dims);
+/// Calls f(offset, index vector) for every element of `dims` in row-major order.
+template <class F> void forEachIndex(const std::vector<int64_t>& dims, F&& f) {
+    const int64_t n = product(dims);
+    std::vector<int64_t> idx(dims.size(), 0);
+    for (int64_t e = 0; e < n; ++e) {
+        f(e, idx);
+        for (int64_t d = int64_t(dims.size()) - 1; d >= 0; --d) {
+            if (++idx[d] < dims[d]) break;
+            idx[d] = 0;
+        }
+    }
+}
+/// Offset (in elements, row-major `strides` of `dims`) of position `pos` with its coordinate on
+/// `axis` replaced by `index` (negative counts from the end), as GatherElements/ScatterElements
+/// address data; -1 when the index is out of range.
+int64_t offsetWithAxisIndex(const std::vector<int64_t>& pos, int64_t axis, int64_t index,
+                            const std::vector<int64_t>& dims, const std::vector<int64_t>& strides);
 /// Normalizes a possibly negative axis into [0, rank) (or [0, rank] when `inclusive`).
 int64_t normAxis(int64_t axis, int64_t rank, const std::string& what, bool inclusive = false);
 

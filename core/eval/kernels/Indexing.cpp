@@ -12,19 +12,6 @@ using namespace passlens::ir;
 
 namespace {
 
-/// Calls f(offset, index vector) for every element of `dims` in row-major order.
-template <class F> void forEachIndex(const std::vector<int64_t>& dims, F&& f) {
-    const int64_t n = product(dims);
-    std::vector<int64_t> idx(dims.size(), 0);
-    for (int64_t e = 0; e < n; ++e) {
-        f(e, idx);
-        for (int64_t d = int64_t(dims.size()) - 1; d >= 0; --d) {
-            if (++idx[d] < dims[d]) break;
-            idx[d] = 0;
-        }
-    }
-}
-
 KernelInfo info(KernelFn fn, std::vector<DataType> types, int64_t since = 1, bool f16 = true) {
     KernelInfo k;
     k.fn = std::move(fn);
@@ -156,15 +143,8 @@ void registerIndexing(KernelRegistry& r) {
             std::memcpy(o.data<char>(), x.data.data(), x.byteSize());
             auto xs = stridesOf(x.dims);
             forEachIndex(idxT.dims, [&](int64_t e, const std::vector<int64_t>& pos) {
-                int64_t off = 0;
-                for (int64_t d = 0; d < rank; ++d) {
-                    int64_t p = pos[d];
-                    if (d == axis) {
-                        p = idx[e] < 0 ? idx[e] + x.dims[d] : idx[e];
-                        if (p < 0 || p >= x.dims[d]) c.fail("index out of range");
-                    }
-                    off += p * xs[d];
-                }
+                const int64_t off = offsetWithAxisIndex(pos, axis, idx[e], x.dims, xs);
+                if (off < 0) c.fail("index out of range");
                 std::memcpy(o.data<char>() + off * es, upd.as<char>() + e * es, es);
             });
             return {o.finish()};

@@ -297,23 +297,11 @@ void registerShape(KernelRegistry& r) {
         OutTensor o(x.dtype, idxT.dims);
         const size_t es = elementSize(x.dtype);
         auto xs = stridesOf(x.dims);
-        std::vector<int64_t> pos(rank, 0);
-        for (int64_t e = 0; e < o.count(); ++e) {
-            int64_t off = 0;
-            for (int64_t d = 0; d < rank; ++d) {
-                int64_t p = pos[d];
-                if (d == axis) {
-                    p = idx[e] < 0 ? idx[e] + x.dims[d] : idx[e];
-                    if (p < 0 || p >= x.dims[d]) c.fail("index out of range");
-                }
-                off += p * xs[d];
-            }
+        forEachIndex(idxT.dims, [&](int64_t e, const std::vector<int64_t>& pos) {
+            const int64_t off = offsetWithAxisIndex(pos, axis, idx[e], x.dims, xs);
+            if (off < 0) c.fail("index out of range");
             std::memcpy(o.data<char>() + e * es, x.as<char>() + off * es, es);
-            for (int64_t d = rank - 1; d >= 0; --d) {
-                if (++pos[d] < idxT.dims[d]) break;
-                pos[d] = 0;
-            }
-        }
+        });
         return {o.finish()};
     }, 11));
 
