@@ -61,6 +61,15 @@ inline CheckedRun runChecked(ir::Model& m, const std::string& pass = "algebraic"
     return out;
 }
 
+/// Fusions compute in a different order than the original chain: compare within 1e-4 / 1e-5.
+inline CheckOptions fusionCheckOptions(uint64_t seed) {
+    CheckOptions options;
+    options.rtol = 1e-4;
+    options.atol = 1e-5;
+    options.seed = seed;
+    return options;
+}
+
 /// The messages of all remarks of one kind, one per line.
 inline std::string remarkText(const passes::PassResult& r, passes::RemarkKind kind) {
     std::string s;

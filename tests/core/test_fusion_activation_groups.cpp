@@ -31,11 +31,7 @@ using test::opCounts;
 using test::remarkText;
 
 PassResult runAndCompare(Model& m, const std::string& pass) {
-    test::CheckOptions options;
-    options.rtol = 1e-4;
-    options.atol = 1e-5;
-    options.seed = 21;
-    return test::runChecked(m, pass, options).result;
+    return test::runChecked(m, pass, test::fusionCheckOptions(21)).result;
 }
 
 /// x·0.5·(1 + erf(x/√2)) on `x`; `tap` adds a second reader of the Erf output.

@@ -21,13 +21,8 @@ using test::opCounts;
 using test::remarkText;
 
 PassResult runAndCompare(Model& m, const std::string& pass) {
-    test::CheckOptions options;
-    options.rtol = 1e-4;
-    options.atol = 1e-5;
-    options.seed = 13;
-    return test::runChecked(m, pass, options).result;
+    return test::runChecked(m, pass, test::fusionCheckOptions(13)).result;
 }
-
 
 Model preluForm(bool subForm, std::vector<int64_t> slopeDims, bool tap = false) {
     GraphBuilder b("prelu", 13);

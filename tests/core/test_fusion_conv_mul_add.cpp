@@ -21,13 +21,8 @@ using test::opCounts;
 using test::remarkText;
 
 PassResult runAndCompare(Model& m) {
-    test::CheckOptions options;
-    options.rtol = 1e-4;
-    options.atol = 1e-5;
-    options.seed = 5;
-    return test::runChecked(m, "fuse-conv-mul-add", options).result;
+    return test::runChecked(m, "fuse-conv-mul-add", test::fusionCheckOptions(5)).result;
 }
-
 
 struct CmOptions {
     std::vector<int64_t> scaleDims{3, 1, 1};

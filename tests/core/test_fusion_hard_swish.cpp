@@ -22,10 +22,7 @@ using test::opCounts;
 using test::remarkText;
 
 PassResult runAndCompare(Model& m) {
-    test::CheckOptions options;
-    options.rtol = 1e-4;
-    options.atol = 1e-5;
-    options.seed = 9;
+    auto options = test::fusionCheckOptions(9);
     // Spread the inputs over [-6, 6) so every piece of the clip is exercised.
     options.adjustInputs = [](std::vector<TensorPtr> inputs) {
         std::vector<TensorPtr> wide;
@@ -38,7 +35,6 @@ PassResult runAndCompare(Model& m) {
     };
     return test::runChecked(m, "fuse-hard-swish", options).result;
 }
-
 
 enum class Form { MulThenDiv, DivThenMul, HardSigmoidOnly, MulHardSigmoid, MulThenScale };
 

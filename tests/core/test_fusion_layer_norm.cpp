@@ -23,13 +23,8 @@ using test::remarkText;
 
 /// Runs the pass, checks outputs within 1e-4 of the original and checker-cleanliness.
 PassResult runAndCompare(Model& m, const std::string& pass = "fuse-layer-norm") {
-    test::CheckOptions options;
-    options.rtol = 1e-4;
-    options.atol = 1e-5;
-    options.seed = 7;
-    return test::runChecked(m, pass, options).result;
+    return test::runChecked(m, pass, test::fusionCheckOptions(7)).result;
 }
-
 
 struct LnOptions {
     int64_t opset = 17;

@@ -23,13 +23,8 @@ using test::opCounts;
 using test::remarkText;
 
 PassResult runAndCompare(Model& m) {
-    test::CheckOptions options;
-    options.rtol = 1e-4;
-    options.atol = 1e-5;
-    options.seed = 5;
-    return test::runChecked(m, "fuse-matmul-add", options).result;
+    return test::runChecked(m, "fuse-matmul-add", test::fusionCheckOptions(5)).result;
 }
-
 
 struct MmOptions {
     bool transposeA = false, transposeB = false, threeD = false, tap = false, inputBias = false, inputWeights = false;
