@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "DiamondGraph.h"
 #include "analysis/DominatorPath.h"
 #include "examples/Examples.h"
 #include "ir/Builder.h"
@@ -16,24 +17,7 @@ using analysis::pathToImmediateDominator;
 
 namespace {
 
-// x -> a(Relu) -> {b(Exp), c(Neg)} -> d(Add) -> e(Relu)
-struct Diamond {
-    ir::Model m;
-    ir::NodeId a, b, c, d, e;
-    Diamond() {
-        ir::GraphBuilder gb("diamond");
-        auto x = gb.input("x", ir::DataType::Float, {2, 3});
-        auto va = gb.op("Relu", {x}, {}, "a");
-        auto vb = gb.op("Exp", {va}, {}, "b");
-        auto vc = gb.op("Neg", {va}, {}, "c");
-        auto vd = gb.op("Add", {vb, vc}, {}, "d");
-        auto ve = gb.op("Relu", {vd}, {}, "e");
-        gb.output(ve);
-        m = gb.finish();
-        auto id = [&](ir::ValueId v) { return m.graph.value(v).producer; };
-        a = id(va); b = id(vb); c = id(vc); d = id(vd); e = id(ve);
-    }
-};
+using test::Diamond;
 
 ir::NodeId byName(const ir::Graph& g, const std::string& name) {
     auto n = g.findNode(name);

@@ -2,6 +2,7 @@
 
 #include <random>
 
+#include "DiamondGraph.h"
 #include "analysis/Dominators.h"
 #include "ir/Builder.h"
 #include "onnx/Export.h"
@@ -16,24 +17,7 @@ namespace {
 
 ir::NodeId producerOf(ir::Model& m, ir::ValueId v) { return m.graph.value(v).producer; }
 
-// x -> a(Relu) -> {b(Exp), c(Neg)} -> d(Add) -> e(Relu)
-struct Diamond {
-    ir::Model m;
-    ir::NodeId a, b, c, d, e;
-    Diamond() {
-        ir::GraphBuilder gb("diamond");
-        auto x = gb.input("x", ir::DataType::Float, {2, 3});
-        auto va = gb.op("Relu", {x}, {}, "a");
-        auto vb = gb.op("Exp", {va}, {}, "b");
-        auto vc = gb.op("Neg", {va}, {}, "c");
-        auto vd = gb.op("Add", {vb, vc}, {}, "d");
-        auto ve = gb.op("Relu", {vd}, {}, "e");
-        gb.output(ve);
-        m = gb.finish();
-        a = producerOf(m, va); b = producerOf(m, vb); c = producerOf(m, vc);
-        d = producerOf(m, vd); e = producerOf(m, ve);
-    }
-};
+using test::Diamond;
 
 }  // namespace
 
