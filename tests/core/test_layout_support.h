@@ -64,4 +64,10 @@ inline bool hasRule(const passes::PassResult& r, const std::string& rule) {
     return false;
 }
 
+/// True when the transpose pass, run once on a copy of `m`, logs a change under `rule`.
+inline bool transposeRuleFires(const ir::Model& m, const std::string& rule) {
+    ir::Model copy = m;
+    return hasRule(passes::makeTransposePass()->run(copy, {}), rule);
+}
+
 }  // namespace passlens::test
