@@ -139,12 +139,12 @@ Explanation explainNodes(const ir::Model& model, const std::vector<NodeId>* only
     size_t all = 0;
     model.graph.forEachGraph([&](const ir::Graph& sg) { all += sg.nodeCount(); });
     out.subgraphNodes = all - model.graph.nodeCount();
-    // Broadcast ops count as ElemWise only when static shapes prove nothing is broadcast.
+    // Broadcast ops count as ElemWise only when their shapes are proven equal (patternOf); the ones
+    // left Broadcast with a non-static output might still be elementwise once dims are pinned.
     size_t unproven = 0;
     for (NodeId n : model.graph.nodeOrder()) {
         const auto& node = model.graph.node(n);
-        if (patternOfOpType(node.opType, node.domain) != OpPattern::Broadcast || node.outputs.empty() || node.outputs[0] == kNone)
-            continue;
+        if (patternOf(model.graph, n) != OpPattern::Broadcast || node.outputs.empty() || node.outputs[0] == kNone) continue;
         const auto& shape = model.graph.value(node.outputs[0]).type.shape;
         unproven += !shape || !shape->isStatic();
     }
