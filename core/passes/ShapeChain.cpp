@@ -56,6 +56,11 @@ ShapeTrace traceNode(const Graph& g, NodeId id, int depth) {
     if (op == "Shape") {
         const ValueId x = input(0);
         auto rank = x == kNone || !g.value(x).type.shape ? std::nullopt : std::optional<size_t>(g.value(x).type.shape->rank());
+        if (!rank && x != kNone && !n.attr("start") && !n.attr("end")) {
+            out.wholeShapeOf = x;
+            out.nodes.push_back(id);
+            return out;
+        }
         if (!rank) return fail(id, n.displayName() + " reads '" + (x == kNone ? "?" : g.value(x).name) + "', whose rank is unknown");
         int64_t r = (int64_t)*rank, start = n.attrInt("start", 0), end = n.attrInt("end", r);
         if (start < 0) start += r;
@@ -70,6 +75,8 @@ ShapeTrace traceNode(const Graph& g, NodeId id, int depth) {
             return fail(id, n.displayName() + " casts to a type other than int64 or int32");
         out = trace(g, input(0), depth + 1);
         if (!out.ok()) return out;
+        if (out.wholeShapeOf != kNone && op != "Cast" && op != "Identity")
+            return fail(id, n.displayName() + " reads the whole shape of '" + g.value(out.wholeShapeOf).name + "', whose rank is unknown");
         if (op == "Unsqueeze") {
             if (!out.scalar) return fail(id, n.displayName() + " unsqueezes a vector, not a scalar");
             auto axes = algebraic::intsFromAttrOrInput(g, n, "axes", 1);
@@ -86,6 +93,8 @@ ShapeTrace traceNode(const Graph& g, NodeId id, int depth) {
             ShapeTrace part = trace(g, in, depth + 1);
             if (!part.ok()) return part;
             if (part.scalar) return fail(id, n.displayName() + " reads a scalar");
+            if (part.wholeShapeOf != kNone)
+                return fail(id, n.displayName() + " reads the whole shape of '" + g.value(part.wholeShapeOf).name + "', whose rank is unknown");
             append(out, part);
         }
     } else if (op == "Gather") {
@@ -96,6 +105,11 @@ ShapeTrace traceNode(const Graph& g, NodeId id, int depth) {
         auto ints = algebraic::constantInts(g, idx);
         if (!ints || g.value(idx).initializer->dims.size() > 1) return fail(id, n.displayName() + "'s index is not a constant scalar or vector");
         for (int64_t i : *ints) {
+            if (data.wholeShapeOf != kNone) {  // rank unknown: only a non-negative index names a dim
+                if (i < 0) return fail(id, n.displayName() + " indexes a shape of unknown rank from the end");
+                out.entries.push_back({std::nullopt, data.wholeShapeOf, (size_t)i});
+                continue;
+            }
             auto k = normalize(i, data.entries.size());
             if (!k) return fail(id, n.displayName() + "'s index " + std::to_string(i) + " is out of range");
             out.entries.push_back(data.entries[*k]);
@@ -105,6 +119,8 @@ ShapeTrace traceNode(const Graph& g, NodeId id, int depth) {
     } else if (op == "Slice") {
         ShapeTrace data = trace(g, input(0), depth + 1);
         if (!data.ok()) return data;
+        if (data.wholeShapeOf != kNone)
+            return fail(id, n.displayName() + " slices the shape of '" + g.value(data.wholeShapeOf).name + "', whose rank is unknown");
         auto starts = algebraic::intsFromAttrOrInput(g, n, "starts", 1), ends = algebraic::intsFromAttrOrInput(g, n, "ends", 2);
         bool hasAxes = false;
         auto axes = algebraic::intsFromAttrOrInput(g, n, "axes", 3, &hasAxes);

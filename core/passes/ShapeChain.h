@@ -22,6 +22,9 @@ struct ShapeEntry {
 struct ShapeTrace {
     std::vector<ShapeEntry> entries;
     bool scalar = false;             ///< the value is a 0-d tensor (one entry)
+    /// Set instead of `entries` for Shape(x) of an x whose rank is unknown: a Gather with a
+    /// non-negative index still names dim k of x, which is all fuse-reshape needs for "copy".
+    ir::ValueId wholeShapeOf = ir::kNone;
     std::vector<ir::NodeId> nodes;   ///< the chain's nodes (Shape, Gather, Unsqueeze, Concat, ...)
     /// When the trace fails: the node (or kNone for a graph input) that is not part of a shape
     /// chain, and a sentence saying why.

@@ -143,7 +143,7 @@ void FuseReshape::runImpl(PassContext& ctx) const {
                 rw.missed(involved, name + "'s target not made constant: " + trace.why);
                 continue;
             }
-            if (trace.scalar) continue;
+            if (trace.scalar || trace.wholeShapeOf != kNone) continue;
             std::string why;
             auto target = reshape ? reshapeTarget(g, n, trace, why) : expandTarget(g, n, trace, why);
             if (!target) {
