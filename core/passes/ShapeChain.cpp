@@ -184,6 +184,10 @@ std::optional<int64_t> staticValueOf(const Graph& g, const ShapeEntry& e) {
     return std::nullopt;
 }
 
+bool hasSubgraphNodes(const Graph& g) {
+    return std::any_of(g.nodeOrder().begin(), g.nodeOrder().end(), [&](NodeId n) { return g.node(n).hasSubgraphs(); });
+}
+
 std::string describeEntry(const Graph& g, const ShapeEntry& e) {
     if (e.literal) return std::to_string(*e.literal);
     auto d = dimOf(g, e.source, e.dim);

@@ -44,6 +44,9 @@ std::optional<ir::Dim> dimOf(const ir::Graph& g, ir::ValueId v, size_t k);
 bool provablyEqualDims(const ir::Graph& g, ir::ValueId va, size_t a, ir::ValueId vb, size_t b);
 /// The entry's static size: its literal, or a static dim of its source.
 std::optional<int64_t> staticValueOf(const ir::Graph& g, const ShapeEntry& e);
+/// True when some node of `g` has a subgraph: only then can a value be read by an outer-scope
+/// capture. Rewriter::isCapturedBySubgraph scans every node, so passes ask this once per graph.
+bool hasSubgraphNodes(const ir::Graph& g);
 /// "dim 1 (seq) of 'x'" or "8".
 std::string describeEntry(const ir::Graph& g, const ShapeEntry& e);
 

@@ -59,6 +59,7 @@ protected:
 private:
     static void mergeEqualShapes(Rewriter& rw) {
         Graph& g = rw.graph();
+        const bool captures = hasSubgraphNodes(g);
         rw.setRule("merge-equal-shapes");
         std::map<std::string, NodeId> first;
         const std::vector<NodeId> order = g.nodeOrder();  // topological: the kept Shape comes before every reader
@@ -70,7 +71,7 @@ private:
             auto [it, fresh] = first.emplace(sig, id);
             if (fresh) continue;
             const ValueId out = n.outputs[0];
-            if (g.value(out).isGraphOutput || rw.isCapturedBySubgraph(out)) continue;
+            if (g.value(out).isGraphOutput || (captures && rw.isCapturedBySubgraph(out))) continue;
             const Node& kept = g.node(it->second);
             const std::string why = n.displayName() + " reads '" + g.value(n.inputs[0]).name + "', whose shape " +
                                     g.value(n.inputs[0]).type.shape->toString() + " is provably that of '" +
@@ -84,6 +85,7 @@ private:
 
     static void foldStaticEntries(Rewriter& rw) {
         Graph& g = rw.graph();
+        const bool captures = hasSubgraphNodes(g);
         rw.setRule("fold-static-dims");
         const std::vector<NodeId> order = g.nodeOrder();
         for (NodeId id : order) {
@@ -91,7 +93,7 @@ private:
             const Node& n = g.node(id);
             if (!isDefault(n) || !isChainOp(n.opType) || n.outputs.size() != 1 || n.outputs[0] == kNone) continue;
             const ValueId out = n.outputs[0];
-            if (g.value(out).isGraphOutput || rw.isCapturedBySubgraph(out)) continue;
+            if (g.value(out).isGraphOutput || (captures && rw.isCapturedBySubgraph(out))) continue;
             const ShapeTrace trace = traceShapeVector(g, out);
             if (!trace.ok() || trace.entries.empty()) continue;
             bool readsShape = false;

@@ -25,6 +25,7 @@ namespace {
 /// constants only they read. Returns "Gather_3 (read by Div_7)" for every node that stays.
 std::string removeDeadChain(Rewriter& rw, std::vector<NodeId> chain, const std::string& why) {
     Graph& g = rw.graph();
+    const bool captures = hasSubgraphNodes(g);
     std::vector<ValueId> constants;
     for (bool progress = true; progress;) {
         progress = false;
@@ -32,7 +33,7 @@ std::string removeDeadChain(Rewriter& rw, std::vector<NodeId> chain, const std::
             if (!g.hasNode(*it)) continue;
             const Node& n = g.node(*it);
             const bool dead = std::all_of(n.outputs.begin(), n.outputs.end(), [&](ValueId v) {
-                return v == kNone || (g.value(v).consumers.empty() && !g.value(v).isGraphOutput && !rw.isCapturedBySubgraph(v));
+                return v == kNone || (g.value(v).consumers.empty() && !g.value(v).isGraphOutput && !(captures && rw.isCapturedBySubgraph(v)));
             });
             if (!dead) continue;
             for (ValueId v : n.inputs)
