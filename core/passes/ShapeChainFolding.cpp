@@ -95,10 +95,8 @@ private:
             const ValueId out = n.outputs[0];
             if (g.value(out).isGraphOutput || (captures && rw.isCapturedBySubgraph(out))) continue;
             const ShapeTrace trace = traceShapeVector(g, out);
-            if (!trace.ok() || trace.entries.empty()) continue;
-            bool readsShape = false;
-            for (NodeId c : trace.nodes) readsShape |= g.node(c).opType == "Shape";
-            if (!readsShape) continue;  // constants only: constant folding's work
+            // Shape vectors are short; a long int vector is data, constant folding's business.
+            if (!trace.ok() || trace.entries.empty() || trace.entries.size() > 64) continue;
             std::vector<int64_t> values;
             std::string dims;
             for (const ShapeEntry& e : trace.entries) {
@@ -109,7 +107,9 @@ private:
             }
             if (values.size() != trace.entries.size()) continue;
             const std::string name = n.displayName();
-            const std::string why = name + " reads only static dims through Shape" + (dims.empty() ? "" : " (" + dims + ")");
+            // Dims folded earlier in this sweep reach the Unsqueeze/Concat after them as constants.
+            const std::string why = dims.empty() ? name + " reads only constants folded from static dims"
+                                                 : name + " reads only static dims through Shape (" + dims + ")";
             std::vector<int64_t> shape;
             if (!trace.scalar) shape.push_back((int64_t)values.size());
             TensorPtr folded = int64Tensor(shape, values);

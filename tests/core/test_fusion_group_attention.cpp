@@ -85,7 +85,7 @@ TEST(GroupAttention, ATappedIntermediateBlocksAndIsNamed) {
 }
 
 TEST(GroupAttention, SoftmaxOfSomethingElseNamesTheBlockingNode) {
-    Model m = attention({.notScores = true});
+    Model m = attention({.mask = false, .notScores = true});
     auto run = test::runChecked(m, "group-attention", test::fusionCheckOptions(3));
     EXPECT_FALSE(run.result.changed);
     EXPECT_NE(remarkText(run.result, RemarkKind::Missed)

@@ -3,6 +3,7 @@
 // another reader. Attribute form (opset < 11) and input form (opset >= 11).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <map>
 
 #include "PassTestSupport.h"

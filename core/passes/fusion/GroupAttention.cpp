@@ -6,9 +6,9 @@
 // mask); constants (the scale, a constant mask) move into the body. One function per distinct
 // body, shared by every call.
 #include <algorithm>
-#include <map>
 #include <set>
 
+#include "passes/fusion/FunctionCall.h"
 #include "passes/fusion/FusionPasses.h"
 #include "passes/fusion/GroupFunctions.h"
 #include "passes/fusion/PatternUtil.h"
@@ -21,14 +21,12 @@ using namespace passlens::passes::pattern;
 namespace {
 
 /// Why `form` cannot become one call, or empty: every intermediate must be read only inside it.
-std::string refusal(const Graph& g, const AttentionForm& form, NodeId& blocker) {
+std::string refusal(const Graph& g, const AttentionForm& form) {
     for (NodeId n : form.nodes)
         for (ValueId v : g.node(n).outputs)
-            if (v != kNone && v != form.out && readOutside(g, v, form.nodes)) {
-                blocker = n;
+            if (v != kNone && v != form.out && readOutside(g, v, form.nodes))
                 return "'" + g.value(v).name + "' of " + g.node(n).displayName() + " has " + std::to_string(readerCount(g, v)) +
                        " readers (" + readersOf(g, v) + ")";
-            }
     return {};
 }
 
@@ -50,10 +48,8 @@ void GroupAttention::runImpl(PassContext& ctx) const {
     ctx.forEachGraph([&](Rewriter& rw) {
         Graph& g = rw.graph();
         rw.setRule("group-attention");
-        std::map<NodeId, size_t> position;
-        if (auto order = g.topologicalOrder())
-            for (NodeId n : *order) position.emplace(n, position.size());
-        for (AttentionForm form : findAttentionForms(g)) {
+        const auto position = topologicalPositions(g);
+        for (const AttentionForm& form : findAttentionForms(g)) {
             if (std::any_of(form.nodes.begin(), form.nodes.end(), [&](NodeId n) { return !g.hasNode(n); })) continue;
             const std::string at = "attention at " + g.node(form.softmax).displayName();
             if (!form.matched()) {
@@ -62,31 +58,13 @@ void GroupAttention::runImpl(PassContext& ctx) const {
                 rw.missed(involved, at + " not grouped into a function: " + form.why);
                 continue;
             }
-            NodeId blocker = kNone;
-            if (std::string why = refusal(g, form, blocker); !why.empty()) {
+            if (std::string why = refusal(g, form); !why.empty()) {
                 rw.missed(form.nodes, at + " not grouped into a function: " + why);
                 continue;
             }
-            std::sort(form.nodes.begin(), form.nodes.end(), [&](NodeId a, NodeId b) { return position[a] < position[b]; });
-            std::vector<ValueId> constants;
-            for (NodeId n : form.nodes)
-                for (ValueId v : g.node(n).inputs)
-                    if (v != kNone && constantOf(g, v)) constants.push_back(v);
-            std::string members;
-            for (NodeId n : form.nodes) members += (members.empty() ? "" : ", ") + g.node(n).displayName();
             const std::vector<ValueId> ins = formalInputs(g, form.nodes);
-            auto body = functionBodyOf(g, form.nodes, ins, {form.out}, "Attention");
-            // One body serves calls of every batch and sequence length: keep no shapes of the first call.
-            for (ValueId v : body->valueIds()) body->value(v).type = TypeInfo{};
-            const std::string fname = addOrReuseFunction(rw.model(), body, "Attention", form.text + " (first: " + members + ")");
-            const size_t count = form.nodes.size();
-            const NodeId call = rw.replaceNodes(form.nodes, fname, ins, {form.out}, {},
-                                                at + ": " + std::to_string(count) + " nodes become one call of " + fname,
-                                                fname + "_" + g.node(form.softmax).displayName(), kFusedFunctionDomain);
-            rw.applied({call}, at + ": " + std::to_string(count) + " nodes (" + members + ") become one call " +
-                                   g.node(call).displayName() + " of " + kFusedFunctionDomain + "." + fname + " with " +
-                                   std::to_string(ins.size()) + " arguments");
-            removeUnreadConstants(rw, constants, "read only by the nodes moved into " + fname);
+            replaceByFunctionCall(rw, form.nodes, ins, form.out, position, "Attention", form.text, at, form.softmax,
+                                  " with " + std::to_string(ins.size()) + " arguments");
         }
         rw.setRule({});
     });
