@@ -23,9 +23,9 @@ namespace {
 
 /// Erases the chain's nodes nothing reads any more (in reverse order: readers first) and the
 /// constants only they read. Returns "Gather_3 (read by Div_7)" for every node that stays.
-std::string removeDeadChain(Rewriter& rw, std::vector<NodeId> chain, const std::string& why) {
+/// `captures`: whether the graph has subgraphs that could read a chain value by name.
+std::string removeDeadChain(Rewriter& rw, std::vector<NodeId> chain, const std::string& why, bool captures) {
     Graph& g = rw.graph();
-    const bool captures = hasSubgraphNodes(g);
     std::vector<ValueId> constants;
     for (bool progress = true; progress;) {
         progress = false;
@@ -127,6 +127,7 @@ std::string listOf(const std::vector<int64_t>& v) {
 void FuseReshape::runImpl(PassContext& ctx) const {
     ctx.forEachGraph([&](Rewriter& rw) {
         Graph& g = rw.graph();
+        const bool captures = hasSubgraphNodes(g);  // asked once: it scans every node
         const std::vector<NodeId> order = g.nodeOrder();
         for (NodeId id : order) {
             if (!g.hasNode(id)) continue;
@@ -156,7 +157,7 @@ void FuseReshape::runImpl(PassContext& ctx) const {
             const std::string reason = name + "'s target, computed by a " + std::to_string(trace.nodes.size()) +
                                        "-node shape chain, is the constant " + text;
             rw.setInput(id, 1, c, reason);
-            const std::string kept = removeDeadChain(rw, trace.nodes, "only computed " + name + "'s target, now the constant " + text);
+            const std::string kept = removeDeadChain(rw, trace.nodes, "only computed " + name + "'s target, now the constant " + text, captures);
             rw.applied({id}, reason + (kept.empty() ? "" : "; kept for other readers: " + kept));
         }
         rw.setRule({});

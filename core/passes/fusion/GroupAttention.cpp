@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <set>
 
+#include "passes/ShapeChain.h"
 #include "passes/fusion/FunctionCall.h"
 #include "passes/fusion/FusionPasses.h"
 #include "passes/fusion/GroupFunctions.h"
@@ -21,10 +22,18 @@ using namespace passlens::passes::pattern;
 namespace {
 
 /// Why `form` cannot become one call, or empty: every intermediate must be read only inside it.
-std::string refusal(const Graph& g, const AttentionForm& form) {
+/// `captures`: the graph has subgraphs (only then can a capture read an intermediate by name).
+std::string refusal(const Graph& g, const AttentionForm& form, bool captures) {
+    auto readElsewhere = [&](ValueId v) {
+        const Value& val = g.value(v);
+        if (val.isGraphOutput) return true;
+        for (NodeId c : val.consumers)
+            if (std::find(form.nodes.begin(), form.nodes.end(), c) == form.nodes.end()) return true;
+        return captures && !subgraphReaders(g, v).empty();
+    };
     for (NodeId n : form.nodes)
         for (ValueId v : g.node(n).outputs)
-            if (v != kNone && v != form.out && readOutside(g, v, form.nodes))
+            if (v != kNone && v != form.out && readElsewhere(v))
                 return "'" + g.value(v).name + "' of " + g.node(n).displayName() + " has " + std::to_string(readerCount(g, v)) +
                        " readers (" + readersOf(g, v) + ")";
     return {};
@@ -49,6 +58,7 @@ void GroupAttention::runImpl(PassContext& ctx) const {
         Graph& g = rw.graph();
         rw.setRule("group-attention");
         const auto position = topologicalPositions(g);
+        const bool captures = hasSubgraphNodes(g);  // asked once: it scans every node
         for (const AttentionForm& form : findAttentionForms(g)) {
             if (std::any_of(form.nodes.begin(), form.nodes.end(), [&](NodeId n) { return !g.hasNode(n); })) continue;
             const std::string at = "attention at " + g.node(form.softmax).displayName();
@@ -58,7 +68,7 @@ void GroupAttention::runImpl(PassContext& ctx) const {
                 rw.missed(involved, at + " not grouped into a function: " + form.why);
                 continue;
             }
-            if (std::string why = refusal(g, form); !why.empty()) {
+            if (std::string why = refusal(g, form, captures); !why.empty()) {
                 rw.missed(form.nodes, at + " not grouped into a function: " + why);
                 continue;
             }
