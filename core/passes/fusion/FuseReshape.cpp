@@ -8,6 +8,7 @@
 // Expand targets built the same way get 1 where the entry equals the aligned dim of the input
 // (broadcasting keeps that dim). The chain's nodes that nothing else reads are removed here.
 #include <algorithm>
+#include <map>
 
 #include "ir/Builder.h"
 #include "passes/ShapeChain.h"
@@ -128,6 +129,7 @@ void FuseReshape::runImpl(PassContext& ctx) const {
     ctx.forEachGraph([&](Rewriter& rw) {
         Graph& g = rw.graph();
         const bool captures = hasSubgraphNodes(g);  // asked once: it scans every node
+        std::map<std::string, ValueId> madeTargets;       // one initializer per distinct target (CSE would merge them later)
         const std::vector<NodeId> order = g.nodeOrder();
         for (NodeId id : order) {
             if (!g.hasNode(id)) continue;
@@ -153,7 +155,9 @@ void FuseReshape::runImpl(PassContext& ctx) const {
                 continue;
             }
             const std::string text = listOf(*target);
-            const ValueId c = rw.newInitializer(name + "_shape", int64Tensor({(int64_t)target->size()}, *target));
+            auto [made, fresh] = madeTargets.emplace(text, kNone);
+            if (fresh) made->second = rw.newInitializer(name + "_shape", int64Tensor({(int64_t)target->size()}, *target));
+            const ValueId c = made->second;
             const std::string reason = name + "'s target, computed by a " + std::to_string(trace.nodes.size()) +
                                        "-node shape chain, is the constant " + text;
             rw.setInput(id, 1, c, reason);
