@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "ir/Builder.h"
 #include "passes/algebraic/Rules.h"
 
 namespace passlens::passes {
@@ -28,9 +29,8 @@ std::optional<size_t> normalize(int64_t i, size_t size) {
     return (size_t)i;
 }
 
-ShapeTrace traceConstant(const Value& val) {
+ShapeTrace traceConstant(const Value& val, const Tensor& c) {
     ShapeTrace t;
-    const Tensor& c = *val.initializer;
     if ((c.dtype != DataType::Int64 && c.dtype != DataType::Int32) || c.dims.size() > 1)
         return fail(kNone, "'" + val.name + "' is a constant but not an int64 scalar or vector");
     const int64_t n = c.elementCount();
@@ -147,9 +147,21 @@ ShapeTrace trace(const Graph& g, ValueId v, int depth) {
     if (v == kNone) return fail(kNone, "an input is missing");
     if (depth > 64) return fail(kNone, "the chain is deeper than 64 nodes");
     const Value& val = g.value(v);
-    if (val.initializer && !val.isGraphInput) return traceConstant(val);
+    if (val.initializer && !val.isGraphInput) return traceConstant(val, *val.initializer);
     if (val.producer == kNone) return fail(kNone, "'" + val.name + "' is a graph input");
-    if (!isDefault(g.node(val.producer))) return fail(val.producer, g.node(val.producer).displayName() + " is not a standard op");
+    const Node& p = g.node(val.producer);
+    if (!isDefault(p)) return fail(val.producer, p.displayName() + " is not a standard op");
+    // A Constant node (shape-chain-folding runs before constant folding turns them into initializers).
+    if (p.opType == "Constant") {
+        TensorPtr c;
+        if (const Attribute* a = p.attr("value"); a && a->t) c = a->t;
+        else if (const Attribute* a = p.attr("value_int")) c = int64Tensor({}, {a->i});
+        else if (const Attribute* a = p.attr("value_ints")) c = int64Tensor({(int64_t)a->ints.size()}, a->ints);
+        if (!c) return fail(val.producer, p.displayName() + " is a Constant in a form not read here");
+        ShapeTrace t = traceConstant(val, *c);
+        if (t.ok()) t.nodes.push_back(val.producer);
+        return t;
+    }
     return traceNode(g, val.producer, depth);
 }
 

@@ -201,3 +201,39 @@ TEST(ShapeChainFolding, ShapesOfEqualNamedShapesMerge) {
     EXPECT_TRUE(m.graph.findNode("shape_z").has_value());
     EXPECT_NE(remarkText(r, RemarkKind::Applied).find("shape_y merged into shape_x"), std::string::npos) << remarkText(r, RemarkKind::Applied);
 }
+
+TEST(ShapeChainFolding, ConstantOfShapeAndRangeOfStaticDimsFoldAtBasic) {
+    // x: [batch, 8]: ConstantOfShape([8, 3]) and Range(0, 8, 1) built from Shape(x) are constants,
+    // computed by constant folding once shape-chain-folding (which runs first) made their inputs
+    // constant; the ConstantOfShape of [batch] has no constant form and stays.
+    GraphBuilder b("shape_consumers", 17);
+    auto x = b.inputSymbolic("x", DataType::Float, {Dim::symbol("batch"), Dim::of(8)});
+    auto shape = b.op("Shape", {x}, {}, "shape");
+    auto hidden = b.op("Gather", {shape, b.constant("i1", int64Tensor({}, {1}))}, {}, "hidden");
+    auto batch = b.op("Gather", {shape, b.constant("i0", int64Tensor({}, {0}))}, {}, "batch");
+    auto dims = b.op("Concat", {b.op("Unsqueeze", {hidden, b.ints("ax", {0})}, {}, "u"), b.ints("three", {3})},
+                     {Attribute::makeInt("axis", 0)}, "dims");
+    auto fill = b.op("ConstantOfShape", {dims}, {Attribute::makeTensor("value", floatTensor({1}, {0.5f}))}, "fill");
+    auto range = b.op("Range", {b.constant("zero", int64Tensor({}, {0})), hidden, b.constant("one", int64Tensor({}, {1}))}, {}, "range");
+    auto perBatch = b.op("ConstantOfShape", {b.op("Unsqueeze", {batch, b.ints("axb", {0})}, {}, "ub")},
+                         {Attribute::makeTensor("value", floatTensor({1}, {1.f}))}, "per_batch");
+    b.output(b.op("MatMul", {x, fill}, {}, "mm"));
+    b.output(b.op("Cast", {range}, {Attribute::makeInt("to", (int64_t)DataType::Float)}, "range_f"));
+    b.output(b.op("Mul", {b.op("ReduceSum", {x, b.ints("axes", {1})}, {Attribute::makeInt("keepdims", 0)}, "sum"), perBatch}, {}, "scaled"));
+    Model m = b.finish();
+    const Model original = m;
+    PassManager pm;
+    pm.addLevel(Level::Basic);
+    pm.run(m);
+    auto ops = opCounts(m.graph);
+    EXPECT_EQ(ops["Range"], 0);
+    EXPECT_EQ(ops["ConstantOfShape"], 1);  // per_batch
+    EXPECT_TRUE(m.graph.findNode("per_batch").has_value());
+    for (int64_t batchSize : {1, 4}) {
+        eval::RunOptions ro;
+        ro.dims = {{"batch", batchSize}};
+        auto inputs = eval::randomInputs(original, 3, ro.dims);
+        for (const auto& d : eval::compareOutputs(original, eval::run(m, inputs, ro), eval::run(original, inputs, ro), 1e-5, 1e-6))
+            EXPECT_TRUE(d.ok) << d.name;
+    }
+}
