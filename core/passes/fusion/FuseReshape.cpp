@@ -11,6 +11,7 @@
 #include <map>
 
 #include "ir/Builder.h"
+#include "onnx/ShapeInference.h"
 #include "passes/ShapeChain.h"
 #include "passes/fusion/FusionPasses.h"
 #include "passes/fusion/PatternUtil.h"
@@ -125,47 +126,87 @@ std::string listOf(const std::vector<int64_t>& v) {
 
 }  // namespace
 
-void FuseReshape::runImpl(PassContext& ctx) const {
-    ctx.forEachGraph([&](Rewriter& rw) {
-        Graph& g = rw.graph();
-        const bool captures = hasSubgraphNodes(g);  // asked once: it scans every node
-        std::map<std::string, ValueId> madeTargets;       // one initializer per distinct target (CSE would merge them later)
-        const std::vector<NodeId> order = g.nodeOrder();
-        for (NodeId id : order) {
-            if (!g.hasNode(id)) continue;
-            const Node& n = g.node(id);
-            const bool reshape = isOp(n, "Reshape"), expand = isOp(n, "Expand");
-            if ((!reshape && !expand) || n.inputs.size() < 2 || n.inputs[0] == kNone || n.inputs[1] == kNone) continue;
-            const ValueId targetValue = n.inputs[1];
-            if (constantOf(g, targetValue) || g.value(targetValue).producer == kNone) continue;
-            rw.setRule(reshape ? "fuse-reshape" : "fuse-expand-shape");
-            const std::string name = n.displayName();
-            const ShapeTrace trace = traceShapeVector(g, targetValue);
-            if (!trace.ok()) {
-                std::vector<NodeId> involved{id};
-                if (trace.blocker != kNone) involved.push_back(trace.blocker);
-                rw.missed(involved, name + "'s target not made constant: " + trace.why);
-                continue;
-            }
-            if (trace.scalar || trace.wholeShapeOf != kNone) continue;
-            std::string why;
-            auto target = reshape ? reshapeTarget(g, n, trace, why) : expandTarget(g, n, trace, why);
-            if (!target) {
-                rw.missed({id}, name + "'s target not made constant: " + why);
-                continue;
-            }
-            const std::string text = listOf(*target);
-            auto [made, fresh] = madeTargets.emplace(text, kNone);
-            if (fresh) made->second = rw.newInitializer(name + "_shape", int64Tensor({(int64_t)target->size()}, *target));
-            const ValueId c = made->second;
-            const std::string reason = name + "'s target, computed by a " + std::to_string(trace.nodes.size()) +
-                                       "-node shape chain, is the constant " + text;
-            rw.setInput(id, 1, c, reason);
-            const std::string kept = removeDeadChain(rw, trace.nodes, "only computed " + name + "'s target, now the constant " + text, captures);
-            rw.applied({id}, reason + (kept.empty() ? "" : "; kept for other readers: " + kept));
+namespace {
+
+struct PendingMiss {
+    std::string rule;
+    std::vector<NodeId> nodes;
+    std::string message;
+    bool rankUnknown = false;  ///< may resolve once shape inference sees the targets made constant
+};
+
+/// One sweep over a graph's Reshapes and Expands; true when a target was made constant.
+bool sweep(Rewriter& rw, std::map<std::string, ValueId>& madeTargets, std::vector<PendingMiss>& misses) {
+    Graph& g = rw.graph();
+    const bool captures = hasSubgraphNodes(g);  // asked once: it scans every node
+    bool changed = false;
+    const std::vector<NodeId> order = g.nodeOrder();
+    for (NodeId id : order) {
+        if (!g.hasNode(id)) continue;
+        const Node& n = g.node(id);
+        const bool reshape = isOp(n, "Reshape"), expand = isOp(n, "Expand");
+        if ((!reshape && !expand) || n.inputs.size() < 2 || n.inputs[0] == kNone || n.inputs[1] == kNone) continue;
+        const ValueId targetValue = n.inputs[1];
+        if (constantOf(g, targetValue) || g.value(targetValue).producer == kNone) continue;
+        rw.setRule(reshape ? "fuse-reshape" : "fuse-expand-shape");
+        const std::string name = n.displayName();
+        const ShapeTrace trace = traceShapeVector(g, targetValue);
+        if (!trace.ok()) {
+            std::vector<NodeId> involved{id};
+            if (trace.blocker != kNone) involved.push_back(trace.blocker);
+            misses.push_back({reshape ? "fuse-reshape" : "fuse-expand-shape", involved, name + "'s target not made constant: " + trace.why,
+                              trace.why.find("rank is unknown") != std::string::npos});
+            continue;
         }
-        rw.setRule({});
-    });
+        if (trace.scalar || trace.wholeShapeOf != kNone) continue;
+        std::string why;
+        auto target = reshape ? reshapeTarget(g, n, trace, why) : expandTarget(g, n, trace, why);
+        if (!target) {
+            misses.push_back({reshape ? "fuse-reshape" : "fuse-expand-shape", {id}, name + "'s target not made constant: " + why, false});
+            continue;
+        }
+        const std::string text = listOf(*target);
+        auto [made, fresh] = madeTargets.emplace(text, kNone);
+        if (fresh) made->second = rw.newInitializer(name + "_shape", int64Tensor({(int64_t)target->size()}, *target));
+        const ValueId c = made->second;
+        const std::string reason = name + "'s target, computed by a " + std::to_string(trace.nodes.size()) +
+                                   "-node shape chain, is the constant " + text;
+        rw.setInput(id, 1, c, reason);
+        const std::string kept = removeDeadChain(rw, trace.nodes, "only computed " + name + "'s target, now the constant " + text, captures);
+        rw.applied({id}, reason + (kept.empty() ? "" : "; kept for other readers: " + kept));
+        changed = true;
+    }
+    rw.setRule({});
+    return changed;
+}
+
+}  // namespace
+
+void FuseReshape::runImpl(PassContext& ctx) const {
+    // A constant target gives the Reshape's result a known rank, which a later Reshape's chain
+    // (Shape of that result) may need: after a sweep that changed something while a chain was
+    // blocked by an unknown rank, shape inference runs and the graph is swept again.
+    std::map<const Graph*, std::map<std::string, ValueId>> madeTargets;  // one initializer per distinct target and graph
+    std::vector<std::pair<Rewriter*, PendingMiss>> misses;
+    for (int round = 0; round < 4; ++round) {
+        misses.clear();
+        bool changed = false, rankBlocked = false;
+        ctx.forEachGraph([&](Rewriter& rw) {
+            std::vector<PendingMiss> graphMisses;
+            changed |= sweep(rw, madeTargets[&rw.graph()], graphMisses);
+            for (auto& m : graphMisses) {
+                rankBlocked |= m.rankUnknown;
+                misses.emplace_back(&rw, std::move(m));
+            }
+        });
+        if (!changed || !rankBlocked) break;
+        try { onnxio::inferShapes(ctx.model()); } catch (...) { break; }  // shapes stay as they were
+    }
+    for (auto& [rw, m] : misses) {
+        rw->setRule(m.rule);
+        rw->missed(m.nodes, m.message);
+        rw->setRule({});
+    }
 }
 
 }  // namespace passlens::passes
