@@ -237,3 +237,29 @@ TEST(ShapeChainFolding, ConstantOfShapeAndRangeOfStaticDimsFoldAtBasic) {
             EXPECT_TRUE(d.ok) << d.name;
     }
 }
+
+TEST(FuseReshape, ARankMadeKnownByAnEarlierTargetUnblocksTheNextChain) {
+    // y = Reshape(x, chain): y's rank is unknown until that target is constant; the next Reshape
+    // slices Shape(y), which needs the rank. The pass re-runs shape inference and sweeps again.
+    Model m = headSplit();
+    Graph& g = m.graph;
+    const ValueId y = g.node(*g.findNode("reshape")).outputs[0];
+    const ValueId starts = g.addInitializer("starts", int64Tensor({1}, {0}));
+    const ValueId ends = g.addInitializer("ends", int64Tensor({1}, {2}));
+    const ValueId minus1 = g.addInitializer("minus1", int64Tensor({1}, {-1}));
+    const ValueId shapeY = g.addValue("shape_y_out"), lead = g.addValue("lead_out"), target = g.addValue("target2_out");
+    const ValueId merged = g.addValue("merged_out");
+    g.addNode("Shape", {y}, {shapeY}, {}, "shape_y");
+    g.addNode("Slice", {shapeY, starts, ends}, {lead}, {}, "lead");
+    g.addNode("Concat", {lead, minus1}, {target}, {Attribute::makeInt("axis", 0)}, "target2");
+    g.addNode("Reshape", {y, target}, {merged}, {}, "merge");
+    g.setOutputs({merged});
+    for (ValueId v : {shapeY, lead, target, merged}) g.value(v).type = TypeInfo{};
+    g.value(y).type = TypeInfo{};  // as an exporter's file leaves it: rank unknown
+    PassResult r = runAtSeveralSizes(m, "fuse-reshape");
+    EXPECT_EQ(opCounts(m.graph), (std::map<std::string, int>{{"MatMul", 1}, {"Reshape", 2}}));
+    EXPECT_NE(remarkText(r, RemarkKind::Applied).find("merge's target, computed by a 3-node shape chain, is the constant [0, 0, -1]"),
+              std::string::npos)
+        << remarkText(r, RemarkKind::Applied) << remarkText(r, RemarkKind::Missed);
+    EXPECT_EQ(remarkText(r, RemarkKind::Missed), "");
+}
