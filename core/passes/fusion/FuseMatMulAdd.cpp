@@ -167,7 +167,7 @@ void FuseMatMulAdd::runImpl(PassContext& ctx) const {
             if (!bias) { refuse("the addend '" + g.value(c).name + "' is not a constant", {c}); continue; }
             if (!yDims || !broadcastsTo(bias->dims, (*yDims)[0], (*yDims)[1])) {
                 refuse("the addend '" + g.value(c).name + "' of shape " + Attribute::makeInts("", bias->dims).valueToString() +
-                           " does not broadcast to the product's shape" + (yDims ? " " + Attribute::makeInts("", *yDims).valueToString() : ""),
+                           " does not broadcast to the product's shape" + (yDims ? " " + g.value(y).type.shape->toString() : ""),
                        {c});
                 continue;
             }
