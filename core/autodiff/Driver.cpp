@@ -67,7 +67,8 @@ std::vector<ValueId> resolveWrt(const Graph& g, const std::vector<std::string>& 
 /// contributions, renamed outputs, zero gradients).
 NodeId emitPlain(EmitState& st, const std::string& type, std::vector<ValueId> inputs, ValueId out, std::vector<Attribute> attrs,
                  NodeId forward, const std::string& forwardName, const std::string& reason) {
-    NodeId n = forward == kNone ? st.rw.addNode(type, std::move(inputs), {out}, std::move(attrs), {}, reason, "grad/" + type)
+    NodeId n = forward == kNone ? st.rw.addNode(type, std::move(inputs), {out}, std::move(attrs), {}, reason,
+                                                forwardName + "_grad/" + type)
                                 : st.rw.addDerivedNode(type, std::move(inputs), {out}, std::move(attrs), forward, reason,
                                                        forwardName + "_grad/" + type);
     NodeProvenance p;
