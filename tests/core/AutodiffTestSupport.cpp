@@ -37,10 +37,20 @@ struct Window2d {
     int64_t kh, kw, sh, sw, dh, dw, pt, pl, pb, pr;
 };
 
-Window2d windowOf(const Node& n, int64_t kh, int64_t kw) {
+Window2d windowOf(const Node& n, int64_t kh, int64_t kw, int64_t H, int64_t W) {
     auto s = n.attrInts("strides", {1, 1});
     auto d = n.attrInts("dilations", {1, 1});
     auto p = n.attrInts("pads", {0, 0, 0, 0});
+    const std::string autoPad = n.attrString("auto_pad", "NOTSET");
+    if (autoPad == "SAME_UPPER" || autoPad == "SAME_LOWER") {
+        const int64_t in[2] = {H, W}, k[2] = {kh, kw};
+        for (int a = 0; a < 2; ++a) {
+            const int64_t out = (in[a] + s[a] - 1) / s[a];
+            const int64_t total = std::max<int64_t>(0, (out - 1) * s[a] + (k[a] - 1) * d[a] + 1 - in[a]);
+            p[a] = autoPad == "SAME_UPPER" ? total / 2 : total - total / 2;
+            p[a + 2] = total - p[a];
+        }
+    }
     return {kh, kw, s[0], s[1], d[0], d[1], p[0], p[1], p[2], p[3]};
 }
 
@@ -49,7 +59,7 @@ int64_t outSize(int64_t in, int64_t k, int64_t s, int64_t d, int64_t pb, int64_t
 TensorPtr convRef(const Node& n, const Tensor& x, const Tensor& w, const Tensor* b) {
     const int64_t N = x.dims[0], C = x.dims[1], H = x.dims[2], W = x.dims[3];
     const int64_t M = w.dims[0], Cg = w.dims[1], G = n.attrInt("group", 1), Mg = M / G;
-    const Window2d g = windowOf(n, w.dims[2], w.dims[3]);
+    const Window2d g = windowOf(n, w.dims[2], w.dims[3], H, W);
     const int64_t Ho = outSize(H, g.kh, g.sh, g.dh, g.pt, g.pb), Wo = outSize(W, g.kw, g.sw, g.dw, g.pl, g.pr);
     auto xv = values(x), wv = values(w);
     std::vector<double> bv = b ? values(*b) : std::vector<double>(size_t(M), 0.0);
@@ -75,7 +85,7 @@ TensorPtr convRef(const Node& n, const Tensor& x, const Tensor& w, const Tensor*
 TensorPtr poolRef(const Node& n, const Tensor& x, bool isMax) {
     const int64_t N = x.dims[0], C = x.dims[1], H = x.dims[2], W = x.dims[3];
     auto k = n.attrInts("kernel_shape");
-    const Window2d g = windowOf(n, k[0], k[1]);
+    const Window2d g = windowOf(n, k[0], k[1], H, W);
     const bool includePad = n.attrInt("count_include_pad", 0) != 0;
     const int64_t Ho = outSize(H, g.kh, g.sh, g.dh, g.pt, g.pb), Wo = outSize(W, g.kw, g.sw, g.dw, g.pl, g.pr);
     auto xv = values(x);
