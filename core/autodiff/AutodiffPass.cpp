@@ -2,6 +2,7 @@
 
 #include "autodiff/Autodiff.h"
 #include "ir/Error.h"
+#include "memory/ShapeAssist.h"
 #include "onnx/ShapeInference.h"
 #include "passes/Pass.h"
 
@@ -21,6 +22,9 @@ public:
 protected:
     void runImpl(PassContext& ctx) const override {
         const AutodiffOptions o = optionsFromParams(ctx.options().params);
+        // Gradient rules need ranks (and often dims) that libonnx cannot see through Constant-fed
+        // Reshapes of exported models; the types come back, the graph is untouched.
+        memory::completeShapesViaLiftedConstants(ctx.model());
         Rewriter& rw = ctx.rewriter();
         rw.setRule("autodiff-" + o.loss);
         TrainingGraph t = buildTrainingGraph(rw, o);

@@ -146,7 +146,9 @@ private:
         std::unordered_set<ValueId> toLoss{loss};
         for (auto it = order.rbegin(); it != order.rend(); ++it) {
             const Node& node = g_.node(*it);
-            bool feeds = std::any_of(node.outputs.begin(), node.outputs.end(), [&](ValueId v) { return v != kNone && toLoss.count(v); });
+            // Only float outputs carry gradients: a Shape node feeding a Reshape is not on a path.
+            bool feeds = std::any_of(node.outputs.begin(), node.outputs.end(),
+                                     [&](ValueId v) { return toLoss.count(v) && isFloatTensor(g_, v); });
             if (!feeds) continue;
             bool fed = false;
             for (size_t i = 0; i < node.inputs.size(); ++i)

@@ -51,10 +51,17 @@ void reduceMeanGrad(GradContext& c) {
     bool identity = false;
     auto axes = reducedAxes(c, 18, &identity);
     if (identity) return c.setGradIn(0, c.gradOut(0));
-    const auto dims = c.requireStaticShape(c.input(0), "the mean's element count");
-    int64_t count = 1;
-    for (int64_t a : axes) count *= dims[size_t(a)];
-    c.setGradIn(0, c.op("Mul", {spreadBack(c, axes), c.scalar(1.0 / double(count))}));
+    if (auto dims = c.staticShape(c.input(0))) {
+        int64_t count = 1;
+        for (int64_t a : axes) count *= (*dims)[size_t(a)];
+        return c.setGradIn(0, c.op("Mul", {spreadBack(c, axes), c.scalar(1.0 / double(count))}));
+    }
+    // Symbolic dims: the element count is Size(x) / Size(y), computed when the graph runs.
+    auto size = [&](ValueId v) {
+        return c.op("Cast", {c.op("Size", {v})}, {Attribute::makeInt("to", int64_t(c.floatType()))});
+    };
+    ValueId count = c.op("Div", {size(c.input(0)), size(c.output(0))});
+    c.setGradIn(0, c.op("Div", {spreadBack(c, axes), count}));
 }
 
 }  // namespace
