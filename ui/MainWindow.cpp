@@ -1,4 +1,5 @@
 #include "MainWindow.h"
+#include "training/TrainingController.h"
 
 #include <QAction>
 #include <QApplication>
@@ -131,6 +132,7 @@ void MainWindow::buildDocks() {
     resizeDocks({propDock, infoDock}, {360, 360}, Qt::Horizontal);
     resizeDocks({propDock, infoDock}, {520, 280}, Qt::Vertical);
     buildStepperDocks();
+    new TrainingController(this);  // Passes → Build Training Graph…, backward-node styles
 }
 
 void MainWindow::buildMenus() {

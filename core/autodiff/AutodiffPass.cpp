@@ -14,6 +14,7 @@ namespace {
 
 class AutodiffPass final : public Pass {
 public:
+    explicit AutodiffPass(AutodiffOptions defaults = {}) : defaults_(std::move(defaults)) {}
     std::string name() const override { return "autodiff"; }
     std::string description() const override {
         return "Adds a loss and the backward graph (reverse-mode gradients in standard ONNX ops)";
@@ -21,7 +22,7 @@ public:
 
 protected:
     void runImpl(PassContext& ctx) const override {
-        const AutodiffOptions o = optionsFromParams(ctx.options().params);
+        const AutodiffOptions o = optionsFromParams(ctx.options().params, defaults_);
         // Gradient rules need ranks (and often dims) that libonnx cannot see through Constant-fed
         // Reshapes of exported models; the types come back, the graph is untouched.
         memory::completeShapesViaLiftedConstants(ctx.model());
@@ -34,12 +35,14 @@ protected:
             rw.missed({}, "'" + z + "' has no path to the loss: its gradient is zeros");
         rw.setRule({});
     }
+
+private:
+    AutodiffOptions defaults_;
 };
 
 }  // namespace
 
-AutodiffOptions optionsFromParams(const std::map<std::string, std::string>& params) {
-    AutodiffOptions o;
+AutodiffOptions optionsFromParams(const std::map<std::string, std::string>& params, AutodiffOptions o) {
     if (auto it = params.find("autodiff.loss"); it != params.end()) o.loss = it->second;
     if (auto it = params.find("autodiff.output"); it != params.end()) o.output = it->second;
     if (auto it = params.find("autodiff.wrt"); it != params.end()) o.wrt = parseWrtList(it->second);
@@ -55,6 +58,7 @@ std::map<std::string, std::string> paramsFromOptions(const AutodiffOptions& o) {
 }
 
 std::unique_ptr<Pass> makeAutodiffPass() { return std::make_unique<AutodiffPass>(); }
+std::unique_ptr<Pass> makeAutodiffPass(const AutodiffOptions& defaults) { return std::make_unique<AutodiffPass>(defaults); }
 
 void registerAutodiffPass(PassRegistry& reg) {
     // Level None: only on request (--passes autodiff, the app's Build Training Graph).

@@ -11,8 +11,10 @@
 namespace passlens::autodiff {
 
 std::unique_ptr<passes::Pass> makeAutodiffPass();
+/// A pass with fixed options (the app's Build Training Graph); autodiff.* params still win.
+std::unique_ptr<passes::Pass> makeAutodiffPass(const AutodiffOptions& defaults);
 /// Reads autodiff.* from pass params (defaults where absent); BadInput for unknown keys' values.
-AutodiffOptions optionsFromParams(const std::map<std::string, std::string>& params);
+AutodiffOptions optionsFromParams(const std::map<std::string, std::string>& params, AutodiffOptions defaults = {});
 /// The same options as pass params.
 std::map<std::string, std::string> paramsFromOptions(const AutodiffOptions& o);
 void registerAutodiffPass(passes::PassRegistry& reg);
