@@ -82,6 +82,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     buildDocks();
     buildMenus();
     buildAnalysisDocks();
+    new TrainingController(this);  // Passes → Build Training Graph…, View → Show Values…, backward styles
 
     facts_ = new QLabel(this);
     progress_ = new QProgressBar(this);
@@ -132,7 +133,6 @@ void MainWindow::buildDocks() {
     resizeDocks({propDock, infoDock}, {360, 360}, Qt::Horizontal);
     resizeDocks({propDock, infoDock}, {520, 280}, Qt::Vertical);
     buildStepperDocks();
-    new TrainingController(this);  // Passes → Build Training Graph…, backward-node styles
 }
 
 void MainWindow::buildMenus() {

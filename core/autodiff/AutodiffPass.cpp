@@ -63,7 +63,7 @@ std::unique_ptr<Pass> makeAutodiffPass(const AutodiffOptions& defaults) { return
 void registerAutodiffPass(PassRegistry& reg) {
     // Level None: only on request (--passes autodiff, the app's Build Training Graph).
     reg.add("autodiff", "Adds a loss and the backward graph (reverse-mode gradients in standard ONNX ops)", Level::None, 50,
-            makeAutodiffPass);
+            [] { return makeAutodiffPass(); });
 }
 
 ir::Model makeTrainingModel(const ir::Model& forward, const AutodiffOptions& options) {
