@@ -99,9 +99,7 @@ public:
         checkRules(*order, out.wrt);
 
         const DataType lossType = g_.value(out.loss).type.elemType;
-        ValueId seed = st_.rw.newInitializer("loss_grad", lossType == DataType::Double
-                                                              ? makeTensorOf<double>(DataType::Double, {}, {1.0})
-                                                              : makeTensorOf<float>(DataType::Float, {}, {1.f}));
+        ValueId seed = st_.rw.newInitializer("loss_grad", floatTensorOf(lossType, {}, {1.0}));
         st_.created.insert(seed);
         contributions_[out.loss].push_back(seed);
 

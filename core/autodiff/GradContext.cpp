@@ -34,10 +34,20 @@ void GradContext::setGradIn(size_t i, ValueId grad) {
 
 ValueId GradContext::gradOutOrZeros(size_t i) {
     if (gradOut(i) != kNone) return gradOut(i);
-    auto dims = requireStaticShape(output(i), "an output without a gradient needs zeros of its shape");
-    return op("ConstantOfShape", {ints(dims, "zeros_shape")},
-              {Attribute::makeTensor("value", makeTensor(floatType(), {1}, std::vector<char>(elementSize(floatType()), 0).data(),
-                                                         elementSize(floatType())))});
+    return zeros(requireStaticShape(output(i), "an output without a gradient needs zeros of its shape"));
+}
+
+ValueId GradContext::zeros(const std::vector<int64_t>& dims) {
+    return op("ConstantOfShape", {ints(dims, "zeros_shape")}, {Attribute::makeTensor("value", floatTensorOf(floatType(), {1}, {0.0}))});
+}
+
+TensorPtr floatTensorOf(DataType dt, std::vector<int64_t> dims, const std::vector<double>& v) {
+    if (dt == DataType::Double) return makeTensorOf<double>(dt, std::move(dims), v);
+    return makeTensorOf<float>(DataType::Float, std::move(dims), std::vector<float>(v.begin(), v.end()));
+}
+
+ValueId GradContext::floats(std::vector<int64_t> dims, const std::vector<double>& v, const std::string& hint) {
+    return constant(floatTensorOf(floatType(), std::move(dims), v), hint);
 }
 
 std::string GradContext::where() const { return node().opType + " '" + node().displayName() + "'"; }
@@ -91,9 +101,9 @@ ValueId GradContext::constant(TensorPtr t, const std::string& hint) {
 }
 
 ValueId GradContext::scalar(double v) {
-    if (floatType() == DataType::Double) return constant(makeTensorOf<double>(DataType::Double, {}, {v}), "c");
-    if (floatType() != DataType::Float) unsupported("gradients are built for float32 and float64 tensors only");
-    return constant(makeTensorOf<float>(DataType::Float, {}, {float(v)}), "c");
+    if (floatType() != DataType::Float && floatType() != DataType::Double)
+        unsupported("gradients are built for float32 and float64 tensors only");
+    return floats({}, {v}, "c");
 }
 
 ValueId GradContext::ints(const std::vector<int64_t>& v, const std::string& hint) {

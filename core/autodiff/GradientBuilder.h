@@ -54,6 +54,10 @@ public:
     ir::ValueId scalar(double v);
     ir::ValueId constant(ir::TensorPtr t, const std::string& hint);
     ir::ValueId ints(const std::vector<int64_t>& v, const std::string& hint = "ints");
+    /// A constant of the gradient's element type.
+    ir::ValueId floats(std::vector<int64_t> dims, const std::vector<double>& v, const std::string& hint);
+    /// Zeros of static `dims` (ConstantOfShape) in the gradient's element type.
+    ir::ValueId zeros(const std::vector<int64_t>& dims);
     /// Element type of the gradients (the forward node's first floating-point input).
     ir::DataType floatType() const;
 
@@ -96,6 +100,9 @@ private:
     std::vector<ir::ValueId> inputGrads_;
     std::string note_;
 };
+
+/// A float32 or float64 tensor holding `v` (float32 for every other `dt`).
+ir::TensorPtr floatTensorOf(ir::DataType dt, std::vector<int64_t> dims, const std::vector<double>& v);
 
 using GradientBuilder = std::function<void(GradContext&)>;
 

@@ -1,6 +1,7 @@
 #include "autodiff/Loss.h"
 
 #include "autodiff/Autodiff.h"
+#include "autodiff/GradientBuilder.h"
 #include "ir/Builder.h"
 #include "ir/Error.h"
 #include "passes/Rewriter.h"
@@ -83,9 +84,7 @@ LossNodes addLoss(passes::Rewriter& rw, const std::string& kind, ValueId output,
         b.result.extraInput = labels;
         ValueId logProbs = b.op("LogSoftmax", {output}, yType, {Attribute::makeInt("axis", 1)});
         ValueId depth = b.ints({*classes.value}, "classes");
-        ValueId offOn = rw.newInitializer("loss_off_on", yType.elemType == DataType::Double
-                                                             ? makeTensorOf<double>(DataType::Double, {2}, {0.0, 1.0})
-                                                             : floatTensor({2}, {0.f, 1.f}));
+        ValueId offOn = rw.newInitializer("loss_off_on", floatTensorOf(yType.elemType, {2}, {0.0, 1.0}));
         ValueId oneHot = b.op("OneHot", {labels, depth, offOn}, yType, {Attribute::makeInt("axis", 1)});
         ValueId picked = b.reduce("ReduceSum", b.op("Mul", {logProbs, oneHot}, yType), {1},
                                   TypeInfo::tensor(yType.elemType, Shape{{batch}}));

@@ -131,12 +131,10 @@ void convGrad(GradContext& c) {
 /// with them lists every window's elements; the ConvTranspose with them adds them back.
 TensorPtr oneHotKernels(int64_t C, const std::vector<int64_t>& kernel, DataType dt) {
     const int64_t K = std::accumulate(kernel.begin(), kernel.end(), int64_t{1}, std::multiplies<>());
-    std::vector<float> v(size_t(C * K * K), 0.f);
+    std::vector<double> v(size_t(C * K * K), 0.0);
     for (int64_t ch = 0; ch < C; ++ch)
-        for (int64_t k = 0; k < K; ++k) v[size_t((ch * K + k) * K + k)] = 1.f;
-    auto dims = concat({C * K, 1}, kernel);
-    if (dt == DataType::Double) return makeTensorOf<double>(dt, dims, std::vector<double>(v.begin(), v.end()));
-    return makeTensorOf<float>(DataType::Float, dims, v);
+        for (int64_t k = 0; k < K; ++k) v[size_t((ch * K + k) * K + k)] = 1.0;
+    return floatTensorOf(dt, concat({C * K, 1}, kernel), v);
 }
 
 /// For each kernel position k and output position o along all spatial axes: does the window
@@ -168,11 +166,6 @@ bool hasPadding(const Window& w) {
     return false;
 }
 
-TensorPtr floatsOf(DataType dt, std::vector<int64_t> dims, const std::vector<double>& v) {
-    if (dt == DataType::Double) return makeTensorOf<double>(dt, std::move(dims), v);
-    return makeTensorOf<float>(DataType::Float, std::move(dims), std::vector<float>(v.begin(), v.end()));
-}
-
 void maxPoolGrad(GradContext& c) {
     if (c.node().attrInt("storage_order", 0) != 0) c.unsupported("storage_order=1");
     const ValueId x = c.input(0), g = c.gradOut(0);
@@ -189,11 +182,11 @@ void maxPoolGrad(GradContext& c) {
         auto inside = insideInput(w);
         std::vector<double> penalty(inside.size());
         for (size_t i = 0; i < inside.size(); ++i) penalty[i] = inside[i] ? 0.0 : double(std::numeric_limits<float>::lowest());
-        patches = c.op("Add", {patches, c.constant(floatsOf(dt, concat({K}, w.out), penalty), "padding_penalty")});
+        patches = c.op("Add", {patches, c.floats(concat({K}, w.out), penalty, "padding_penalty")});
     }
     // The first maximum of each window takes the gradient (as MaxPool's Indices would say).
     ValueId argmax = c.op("ArgMax", {patches}, {Attribute::makeInt("axis", 2), Attribute::makeInt("keepdims", 0)});
-    ValueId pick = c.op("OneHot", {argmax, c.ints({K}, "depth"), c.constant(floatsOf(dt, {2}, {0.0, 1.0}), "off_on")},
+    ValueId pick = c.op("OneHot", {argmax, c.ints({K}, "depth"), c.floats({2}, {0.0, 1.0}, "off_on")},
                         {Attribute::makeInt("axis", 2)});
     ValueId spread = c.op("Mul", {pick, c.reshape(g, concat({N, C, 1}, w.out))});
     c.setGradIn(0, transposeBack(c, c.reshape(spread, concat({N, C * K}, w.out)), kernels, w, C));
@@ -206,7 +199,6 @@ void averagePoolGrad(GradContext& c) {
     const Window w = windowOf(c, xd, yd, c.node().attrInts("kernel_shape"));
     const int64_t C = xd[1];
     const int64_t K = std::accumulate(w.kernel.begin(), w.kernel.end(), int64_t{1}, std::multiplies<>());
-    const DataType dt = c.floatType();
     // Each window's divisor: K, or (count_include_pad=0 with padding) the elements inside the input.
     ValueId scaled;
     if (hasPadding(w) && c.node().attrInt("count_include_pad", 0) == 0) {
@@ -218,12 +210,12 @@ void averagePoolGrad(GradContext& c) {
             for (int64_t k = 0; k < K; ++k) count += inside[size_t(k) * O + o];
             inv[o] = 1.0 / double(count);
         }
-        scaled = c.op("Mul", {g, c.constant(floatsOf(dt, w.out, inv), "inverse_counts")});
+        scaled = c.op("Mul", {g, c.floats(w.out, inv, "inverse_counts")});
     } else {
         scaled = c.op("Mul", {g, c.scalar(1.0 / double(K))});
     }
     std::vector<double> ones(size_t(C * K), 1.0);
-    ValueId kernels = c.constant(floatsOf(dt, concat({C, 1}, w.kernel), ones), "window_ones");
+    ValueId kernels = c.floats(concat({C, 1}, w.kernel), ones, "window_ones");
     c.setGradIn(0, transposeBack(c, scaled, kernels, w, C));
 }
 

@@ -114,10 +114,7 @@ void sliceGrad(GradContext& c) {
         }
     }
     const int64_t total = std::accumulate(dims.begin(), dims.end(), int64_t{1}, std::multiplies<>());
-    ValueId zeros = c.op("ConstantOfShape", {c.ints({total}, "size")},
-                         {Attribute::makeTensor("value", c.floatType() == DataType::Double
-                                                             ? makeTensorOf<double>(DataType::Double, {1}, {0.0})
-                                                             : makeTensorOf<float>(DataType::Float, {1}, {0.f}))});
+    ValueId zeros = c.zeros({total});
     ValueId scattered = c.op("ScatterElements", {zeros, c.ints(flat, "flat_indices"), c.reshape(g, {n})},
                              {Attribute::makeInt("axis", 0)});
     c.setGradIn(0, c.reshape(scattered, dims));
@@ -133,9 +130,7 @@ void gatherGrad(GradContext& c) {
     auto prod = [](auto b, auto e) { return std::accumulate(b, e, int64_t{1}, std::multiplies<>()); };
     const int64_t P = prod(dd.begin(), dd.begin() + axis), D = dd[size_t(axis)], Q = prod(dd.begin() + axis + 1, dd.end());
     const int64_t n = prod(id.begin(), id.end());
-    const DataType dt = c.floatType();
-    ValueId values = c.constant(dt == DataType::Double ? makeTensorOf<double>(dt, {2}, {0.0, 1.0})
-                                                       : makeTensorOf<float>(DataType::Float, {2}, {0.f, 1.f}), "off_on");
+    ValueId values = c.floats({2}, {0.0, 1.0}, "off_on");
     ValueId oneHot = c.op("OneHot", {c.input(1), c.ints({D}, "depth"), values}, {Attribute::makeInt("axis", 0)});
     ValueId picks = c.reshape(oneHot, {D, n});
     ValueId summed = c.op("MatMul", {picks, c.reshape(c.gradOut(0), {P, n, Q})});
