@@ -1,5 +1,7 @@
 #include "diff/Changes.h"
 
+#include "diff/SchemaDefaults.h"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -31,10 +33,15 @@ std::string tensorDifference(const Tensor& x, const Tensor& y) {
 }
 
 void describeAttributes(const Node& na, const Node& nb, std::vector<std::string>& out) {
+    // Written out or left out at its default (by either side's op, e.g. Conv → FusedConv): no change.
+    auto isDefault = [&](const Attribute& a) {
+        return isSchemaDefault(na.domain, na.opType, a) || isSchemaDefault(nb.domain, nb.opType, a);
+    };
     for (const Attribute& x : na.attributes) {
         if (isGraphKind(x.kind)) continue;
         const Attribute* y = nb.attr(x.name);
         if (!y) {
+            if (isDefault(x)) continue;
             out.push_back("attribute " + x.name + " removed (was " + x.valueToString() + ")");
             continue;
         }
@@ -45,7 +52,7 @@ void describeAttributes(const Node& na, const Node& nb, std::vector<std::string>
             out.push_back("attribute " + x.name + " " + x.valueToString() + " → " + y->valueToString());
     }
     for (const Attribute& y : nb.attributes)
-        if (!isGraphKind(y.kind) && !na.attr(y.name)) out.push_back("attribute " + y.name + " added (" + y.valueToString() + ")");
+        if (!isGraphKind(y.kind) && !na.attr(y.name) && !isDefault(y)) out.push_back("attribute " + y.name + " added (" + y.valueToString() + ")");
 }
 
 }  // namespace
@@ -75,6 +82,9 @@ std::vector<std::string> describeChanges(const GraphFacts& a, NodeId na, const G
         const ValueId vx = x.inputs[s], vy = y.inputs[s];
         if (vx == kNone || vy == kNone) continue;
         const bool cx = a.constHash[vx].has_value(), cy = b.constHash[vy].has_value();
+        // Constant nodes on both sides are rows of their own: a new value is their change, not ours.
+        const bool fromConstantNodes = a.graph.value(vx).producer != kNone && b.graph.value(vy).producer != kNone;
+        if (cx && cy && fromConstantNodes) continue;
         if (cx && cy && *a.constHash[vx] != *b.constHash[vy]) {
             const Tensor* tx = a.constTensor(vx);
             const Tensor* ty = b.constTensor(vy);

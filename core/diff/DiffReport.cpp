@@ -40,6 +40,31 @@ std::string joined(const std::vector<std::string>& parts, const char* sep) {
 
 }  // namespace
 
+bool constantMovedToInitializer(const GraphComparison& g, const NodeDiff& r) {
+    if (r.matched()) return false;
+    const bool inA = r.a != kNone;
+    const Graph& own = inA ? *g.a : *g.b;
+    const Graph& other = inA ? *g.b : *g.a;
+    const Node& c = own.node(inA ? r.a : r.b);
+    const Attribute* value = c.attr("value");
+    if (c.opType != "Constant" || !c.domain.empty() || !value || !value->t || c.outputs.empty()) return false;
+    const ValueId v = c.outputs[0];
+    if (own.value(v).consumers.empty()) return false;
+    for (NodeId reader : own.value(v).consumers) {
+        const NodeDiff* row = inA ? g.rowForA(reader) : g.rowForB(reader);
+        if (!row || !row->matched()) return false;
+        const Node& counterpart = other.node(inA ? row->b : row->a);
+        const auto& ins = own.node(reader).inputs;
+        for (size_t s = 0; s < ins.size(); ++s) {
+            if (ins[s] != v) continue;
+            if (s >= counterpart.inputs.size() || counterpart.inputs[s] == kNone) return false;
+            const TensorPtr& init = other.value(counterpart.inputs[s]).initializer;
+            if (!init || !init->sameContents(*value->t)) return false;
+        }
+    }
+    return true;
+}
+
 std::map<std::string, OpCounts> countsByOpType(const ModelComparison& d) {
     std::map<std::string, OpCounts> out;
     for (const GraphComparison& g : d.graphs)
@@ -75,10 +100,17 @@ nlohmann::ordered_json diffToJson(const ModelComparison& d) {
 }
 
 std::string diffInShort(const ModelComparison& d) {
+    // Constant nodes on one side that are initializers of equal content on the other are a
+    // change of form, not of the computation: counted apart from the removed and added nodes.
+    size_t toInitializers = 0, toConstants = 0;
+    for (const GraphComparison& g : d.graphs)
+        for (const NodeDiff& r : g.nodes)
+            if (constantMovedToInitializer(g, r)) ++(r.a != kNone ? toInitializers : toConstants);
     std::vector<std::string> removed, added, replaced, changed;
     for (const auto& [op, c] : countsByOpType(d)) {
-        if (c.counts.onlyInA) removed.push_back(std::to_string(c.counts.onlyInA) + " " + op);
-        if (c.counts.onlyInB) added.push_back(std::to_string(c.counts.onlyInB) + " " + op);
+        const size_t movedA = op == "Constant" ? toInitializers : 0, movedB = op == "Constant" ? toConstants : 0;
+        if (c.counts.onlyInA > movedA) removed.push_back(std::to_string(c.counts.onlyInA - movedA) + " " + op);
+        if (c.counts.onlyInB > movedB) added.push_back(std::to_string(c.counts.onlyInB - movedB) + " " + op);
         size_t opChanges = 0;
         for (const auto& [to, n] : c.becameOp) {
             replaced.push_back(op + " → " + to + " ×" + std::to_string(n));
@@ -87,6 +119,8 @@ std::string diffInShort(const ModelComparison& d) {
         if (c.counts.changed > opChanges) changed.push_back(std::to_string(c.counts.changed - opChanges) + " " + op);
     }
     std::vector<std::string> parts;
+    if (toInitializers) parts.push_back(std::to_string(toInitializers) + " Constant nodes became initializers");
+    if (toConstants) parts.push_back(std::to_string(toConstants) + " initializers became Constant nodes");
     if (!removed.empty()) parts.push_back("removed " + joined(removed, ", "));
     if (!added.empty()) parts.push_back("added " + joined(added, ", "));
     if (!replaced.empty()) parts.push_back("replaced " + joined(replaced, ", "));
@@ -123,10 +157,12 @@ std::string diffToText(const ModelComparison& d) {
                    << " " << fixed(r.score, 2) << "): " << joined(r.changes, "; ") << "\n";
                 break;
             case NodeStatus::OnlyInA:
-                os << "only in A  " << where << rowOp(g, r) << " " << nodeLabel(*g.a, r.a) << "\n";
+                os << "only in A  " << where << rowOp(g, r) << " " << nodeLabel(*g.a, r.a)
+                   << (constantMovedToInitializer(g, r) ? "  (an initializer in B)" : "") << "\n";
                 break;
             case NodeStatus::OnlyInB:
-                os << "only in B  " << where << rowOp(g, r) << " " << nodeLabel(*g.b, r.b) << "\n";
+                os << "only in B  " << where << rowOp(g, r) << " " << nodeLabel(*g.b, r.b)
+                   << (constantMovedToInitializer(g, r) ? "  (an initializer in A)" : "") << "\n";
                 break;
             case NodeStatus::Same: break;
             }

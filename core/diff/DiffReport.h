@@ -18,6 +18,10 @@ struct OpCounts {
 };
 std::map<std::string, OpCounts> countsByOpType(const ModelComparison& d);
 
+/// An unmatched Constant node whose value every reader's counterpart gets as an initializer of
+/// the same content (ONNX Runtime saves constants that way): a change of form only.
+bool constantMovedToInitializer(const GraphComparison& g, const NodeDiff& r);
+
 nlohmann::ordered_json diffToJson(const ModelComparison& d);
 std::string diffToText(const ModelComparison& d);
 /// One line in words: "removed 49 BatchNormalization; Conv → FusedConv ×12; values changed in 3 Conv".

@@ -1,5 +1,7 @@
 #include "diff/Fingerprint.h"
 
+#include "diff/SchemaDefaults.h"
+
 #include <algorithm>
 #include <cstring>
 
@@ -78,6 +80,10 @@ uint64_t hashAttributes(const std::vector<Attribute>& attrs) {
 const Tensor* GraphFacts::constTensor(ValueId v) const {
     const Value& val = graph.value(v);
     if (val.initializer) return val.initializer.get();
+    if (val.isOuterScope && enclosing) {
+        auto outer = enclosing->graph.findValue(val.name);
+        return outer ? enclosing->constTensor(*outer) : nullptr;
+    }
     if (val.producer == kNone) return nullptr;
     const Node& p = graph.node(val.producer);
     if (p.opType != "Constant" || !p.domain.empty()) return nullptr;
@@ -92,7 +98,7 @@ int GraphFacts::outputSlot(ValueId v) const {
     return static_cast<int>(std::find(outs.begin(), outs.end(), v) - outs.begin());
 }
 
-GraphFacts::GraphFacts(const Graph& g) : graph(g) {
+GraphFacts::GraphFacts(const Graph& g, const GraphFacts* enclosingFacts) : graph(g), enclosing(enclosingFacts) {
     if (auto t = g.topologicalOrder()) topo = std::move(*t);
     else topo = g.nodeOrder();
     const size_t nodeLimit = g.nodeIdLimit(), valueLimit = g.valueIdLimit();
@@ -114,7 +120,13 @@ GraphFacts::GraphFacts(const Graph& g) : graph(g) {
         } else if (inputPosition[v] >= 0) {
             valuePrint[v] = mixHash(mixHash(0x1a, static_cast<uint64_t>(inputPosition[v])), hashType(val.type));
         } else if (val.isOuterScope) {
-            valuePrint[v] = mixHash(0x0e, hashType(val.type));  // captures: renamed copies rename them too
+            auto outer = enclosing ? enclosing->graph.findValue(val.name) : std::nullopt;
+            if (outer && enclosing->constHash[*outer]) {
+                constHash[v] = enclosing->constHash[*outer];
+                valuePrint[v] = mixHash(0xc0, *constHash[v]);
+            } else {
+                valuePrint[v] = mixHash(0x0e, hashType(val.type));  // captures: renamed copies rename them too
+            }
         } else {
             valuePrint[v] = 0xf3;  // produced below, or undefined
         }
@@ -125,7 +137,11 @@ GraphFacts::GraphFacts(const Graph& g) : graph(g) {
         const Node& node = g.node(n);
         position[n] = static_cast<double>(i) / denom;
         opKey[n] = hashString(node.opType, hashString(node.domain));
-        attrHash[n] = hashAttributes(node.attributes);
+        // Attributes written out at their schema default count as absent.
+        std::vector<Attribute> explicitAttrs;
+        for (const Attribute& a : node.attributes)
+            if (!isSchemaDefault(node.domain, node.opType, a)) explicitAttrs.push_back(a);
+        attrHash[n] = explicitAttrs.size() == node.attributes.size() ? hashAttributes(node.attributes) : hashAttributes(explicitAttrs);
         uint64_t types = 0, print = mixHash(opKey[n], attrHash[n]);
         for (ValueId v : node.inputs) {
             types = mixHash(types, v == kNone ? 0 : hashType(g.value(v).type));

@@ -24,9 +24,12 @@ uint64_t hashAttributes(const std::vector<ir::Attribute>& attrs);
 
 /// Per-graph facts the matcher asks for again and again, computed once.
 struct GraphFacts {
-    explicit GraphFacts(const ir::Graph& g);
+    /// `enclosing`: the facts of the graph a body lives in, so that captures of the enclosing
+    /// graph's constants (weights of If/Loop bodies) count as constants of that content here.
+    explicit GraphFacts(const ir::Graph& g, const GraphFacts* enclosing = nullptr);
 
     const ir::Graph& graph;
+    const GraphFacts* enclosing = nullptr;
     std::vector<ir::NodeId> topo;          ///< topological order (list order on a cycle)
     std::vector<double> position;          ///< by node id: index in topo / count, in [0, 1]
     std::vector<uint64_t> opKey;           ///< by node id: domain + op type
@@ -34,7 +37,8 @@ struct GraphFacts {
     std::vector<uint64_t> inputTypesHash;  ///< by node id: element types and shapes of the inputs
     std::vector<uint64_t> nodePrint;       ///< by node id: structural fingerprint
     std::vector<uint64_t> valuePrint;      ///< by value id
-    /// By value id: content hash when the value is an initializer or a Constant node's output.
+    /// By value id: content hash when the value is an initializer or a Constant node's output (or a
+    /// capture of one of the enclosing graph's).
     std::vector<std::optional<uint64_t>> constHash;
     std::vector<int> inputPosition;        ///< by value id: index among graph inputs, -1 otherwise
 

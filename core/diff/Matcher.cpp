@@ -122,20 +122,29 @@ void Matcher::matchNames() {
 }
 
 void Matcher::matchWeights() {
-    // Key: op + input slot + constant content; a Constant node: op + its value.
-    auto keysOf = [](const GraphFacts& f, NodeId n, auto&& each) {
+    // Key: op + input slot + constant content; a Constant node: op + its value. Inside a body,
+    // weights are often captures of the enclosing graph's initializers: keyed by the capture's
+    // name on B's side (A's name mapped through the enclosing graph's matching).
+    auto keysOf = [this](const GraphFacts& f, NodeId n, bool sideA, auto&& each) {
         const Node& node = f.graph.node(n);
         if (node.opType == "Constant" && node.domain.empty()) each(mixHash(f.opKey[n], f.attrHash[n]));
         for (size_t s = 0; s < node.inputs.size(); ++s) {
             const ValueId v = node.inputs[s];
-            if (v != kNone && f.constHash[v]) each(mixHash(mixHash(f.opKey[n], s), *f.constHash[v]));
+            if (v == kNone) continue;
+            const uint64_t slotKey = mixHash(f.opKey[n], s);
+            if (f.constHash[v]) {
+                each(mixHash(slotKey, *f.constHash[v]));
+            } else if (const Value& val = f.graph.value(v); val.isOuterScope) {
+                auto it = sideA ? captures_.find(val.name) : captures_.end();
+                each(hashString(it != captures_.end() ? it->second : val.name, mixHash(slotKey, 0x0e)));
+            }
         }
     };
     UniqueIndex indexA, indexB;
-    for (NodeId a : fa_.topo) keysOf(fa_, a, [&](uint64_t k) { addUnique(indexA, k, a); });
-    for (NodeId b : fb_.topo) keysOf(fb_, b, [&](uint64_t k) { addUnique(indexB, k, b); });
+    for (NodeId a : fa_.topo) keysOf(fa_, a, true, [&](uint64_t k) { addUnique(indexA, k, a); });
+    for (NodeId b : fb_.topo) keysOf(fb_, b, false, [&](uint64_t k) { addUnique(indexB, k, b); });
     for (NodeId a : fa_.topo) {
-        keysOf(fa_, a, [&](uint64_t k) {
+        keysOf(fa_, a, true, [&](uint64_t k) {
             if (!freeA(a) || indexA[k] != a) return;
             auto it = indexB.find(k);
             if (it == indexB.end() || it->second == kNone || !freeB(it->second)) return;

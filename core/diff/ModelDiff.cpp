@@ -61,8 +61,9 @@ CaptureNames captureNamesFor(const Matcher& m, const Graph& ga, const Graph& gb,
 }
 
 void compareGraphs(const Graph& ga, const Graph& gb, const std::string& path, const CaptureNames& captures,
-                   const DiffOptions& options, std::vector<GraphComparison>& out) {
-    const GraphFacts fa(ga), fb(gb);
+                   const GraphFacts* enclosingA, const GraphFacts* enclosingB, const DiffOptions& options,
+                   std::vector<GraphComparison>& out) {
+    const GraphFacts fa(ga, enclosingA), fb(gb, enclosingB);
     Matcher matcher(fa, fb, captures);
     matcher.run(options);
 
@@ -116,14 +117,14 @@ void compareGraphs(const Graph& ga, const Graph& gb, const std::string& path, co
         cmp.nodes.push_back(std::move(row));
     }
     out.push_back(std::move(cmp));
-    for (const Body& body : bodies) compareGraphs(*body.a, *body.b, body.path, body.captures, options, out);
+    for (const Body& body : bodies) compareGraphs(*body.a, *body.b, body.path, body.captures, &fa, &fb, options, out);
 }
 
 }  // namespace
 
 ModelComparison compareModels(const Model& a, const Model& b, const DiffOptions& options) {
     ModelComparison result;
-    compareGraphs(a.graph, b.graph, "", {}, options, result.graphs);
+    compareGraphs(a.graph, b.graph, "", {}, nullptr, nullptr, options, result.graphs);
     for (const GraphComparison& g : result.graphs) {
         const DiffSummary s = g.summary();
         result.summary.same += s.same;

@@ -1,6 +1,7 @@
 #include "core/ModelScramble.h"
 
 #include <algorithm>
+#include <functional>
 #include <random>
 
 namespace passlens::test {
@@ -86,28 +87,47 @@ std::optional<Mutation> removeOneReluAndChangeOneWeight(Model& m) {
             }
         }
     if (mut.removedRelu == kNone) return std::nullopt;
-    Graph& main = m.graph;
-    for (ValueId v : main.initializerOrder()) {
-        const Value& val = main.value(v);
-        std::vector<NodeId> readers = val.consumers;
-        std::sort(readers.begin(), readers.end());
-        readers.erase(std::unique(readers.begin(), readers.end()), readers.end());
-        if (val.initializer->dtype == DataType::Float && val.initializer->elementCount() >= 2 && readers.size() == 1 &&
-            !val.isGraphOutput && !(mut.graphIndex == 0 && readers[0] == mut.removedRelu)) {
-            mut.weight = v, mut.weightReader = readers[0];
+    // The weight: a float tensor of 2+ elements read by exactly one node, not the Relu.
+    auto usable = [](const TensorPtr& t) { return t && t->dtype == DataType::Float && t->elementCount() >= 2; };
+    auto bumped = [](const Tensor& t) {
+        std::vector<float> values(t.as<float>(), t.as<float>() + t.elementCount());
+        values[0] += 0.25f;
+        return makeTensorOf(DataType::Float, t.dims, values, t.name);
+    };
+    std::function<void()> applyWeightChange;
+    for (size_t k = 0; k < graphs.size() && mut.changedNode == kNone; ++k) {
+        Graph& g = *graphs[k];
+        auto soleReader = [&](ValueId v) {
+            std::vector<NodeId> readers = g.value(v).consumers;
+            std::sort(readers.begin(), readers.end());
+            readers.erase(std::unique(readers.begin(), readers.end()), readers.end());
+            const bool ok = readers.size() == 1 && !g.value(v).isGraphOutput && !(mut.graphIndex == k && readers[0] == mut.removedRelu);
+            return ok ? readers[0] : kNone;
+        };
+        mut.changedGraphIndex = k;
+        for (ValueId v : g.initializerOrder())
+            if (NodeId reader = soleReader(v); reader != kNone && usable(g.value(v).initializer)) {
+                mut.changedNode = reader;
+                applyWeightChange = [&g, v, bumped] { g.setInitializer(v, bumped(*g.value(v).initializer)); };
+                break;
+            }
+        if (mut.changedNode != kNone) break;
+        for (NodeId n : g.nodeOrder()) {
+            Node& c = g.node(n);
+            Attribute* value = c.attr("value");
+            if (c.opType != "Constant" || !value || !usable(value->t) || soleReader(c.outputs[0]) == kNone) continue;
+            mut.changedNode = n;
+            applyWeightChange = [value, bumped] { value->t = bumped(*value->t); };
             break;
         }
     }
-    if (mut.weight == kNone) return std::nullopt;
+    if (mut.changedNode == kNone) return std::nullopt;
+    applyWeightChange();
     Graph& g = *graphs[mut.graphIndex];
     const ValueId in = g.node(mut.removedRelu).inputs[0], out = g.node(mut.removedRelu).outputs[0];
     g.eraseNode(mut.removedRelu);
     g.replaceAllUsesWith(out, in);
     g.removeValue(out);
-    const Tensor& t = *main.value(mut.weight).initializer;
-    std::vector<float> values(t.as<float>(), t.as<float>() + t.elementCount());
-    values[0] += 0.25f;
-    main.setInitializer(mut.weight, makeTensorOf(DataType::Float, t.dims, values, t.name));
     return mut;
 }
 

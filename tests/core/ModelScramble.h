@@ -25,12 +25,14 @@ ScrambledModel scrambleModel(const ir::Model& m, uint64_t seed);
 struct Mutation {
     size_t graphIndex = 0;  ///< of the Relu's graph, in forEachGraph order (0 = main graph)
     ir::NodeId removedRelu = ir::kNone;
-    ir::ValueId weight = ir::kNone;        ///< a main-graph initializer
-    ir::NodeId weightReader = ir::kNone;   ///< its only reader
+    /// The one node a diff must call `changed`: the reader of the changed initializer, or the
+    /// Constant node whose value changed (models such as PP-OCR keep their weights in Constants).
+    ir::NodeId changedNode = ir::kNone;
+    size_t changedGraphIndex = 0;  ///< its graph, as graphIndex
 };
 /// Removes the first Relu (any graph; its output not a graph output; readers rewired to its input)
-/// and adds 0.25 to the first element of a float main-graph initializer that has one reader.
-/// nullopt (model untouched) when there is no such Relu or weight.
+/// and adds 0.25 to the first element of a float weight with one reader (main graph first, then
+/// bodies): an initializer, else a Constant node's value. nullopt (model untouched) when there is none.
 std::optional<Mutation> removeOneReluAndChangeOneWeight(ir::Model& m);
 
 /// Puts the nodes of `g` (not its bodies) in a random topological order.

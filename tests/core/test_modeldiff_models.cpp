@@ -87,9 +87,11 @@ TEST_P(RealModelDiff, OneWeightChangedAndOneReluRemovedAreExactlyTheDifferences)
     EXPECT_EQ(d.summary.onlyInA, 1u) << diffToText(d);
     EXPECT_EQ(d.summary.onlyInB, 0u) << diffToText(d);
     for (const GraphComparison& g : d.graphs) {
-        if (g.a == graphsA[mut->graphIndex]) EXPECT_EQ(g.rowForA(mut->removedRelu)->status, NodeStatus::OnlyInA);
-        if (g.a != graphsA[0]) continue;
-        const NodeDiff* row = g.rowForA(mut->weightReader);
+        if (g.a == graphsA[mut->graphIndex]) {
+            EXPECT_EQ(g.rowForA(mut->removedRelu)->status, NodeStatus::OnlyInA);
+        }
+        if (g.a != graphsA[mut->changedGraphIndex]) continue;
+        const NodeDiff* row = g.rowForA(mut->changedNode);
         ASSERT_NE(row, nullptr);
         EXPECT_EQ(row->status, NodeStatus::Changed);
         ASSERT_EQ(row->changes.size(), 1u);

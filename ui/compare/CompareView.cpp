@@ -194,18 +194,35 @@ void CompareView::onSideDrawn(bool sideA, SnapshotPtr snap) {
     emit ready();
 }
 
+ir::NodeId CompareView::drawnNode(bool sideA, ir::NodeId id) const {
+    GraphView* view = sideA ? viewA_ : viewB_;
+    const ir::Graph& g = sideA ? a_->graph : b_->graph;
+    if (id == ir::kNone || view->itemForNode(id)) return id;
+    const ir::Node& n = g.node(id);
+    if (n.opType != "Constant" || n.outputs.empty() || n.outputs[0] == ir::kNone) return ir::kNone;
+    for (ir::NodeId reader : g.value(n.outputs[0]).consumers)
+        if (view->itemForNode(reader)) return reader;
+    return ir::kNone;
+}
+
 void CompareView::applyStyles() {
     const diff::GraphComparison& main = cmp_->graphs.front();
     const diff::DiffSummary s = main.summary();
+    // A changed Constant folded into its reader marks the reader (its weight line changed).
+    auto mark = [this](bool sideA, ir::NodeId id, DiffState state) {
+        const ir::NodeId drawn = drawnNode(sideA, id);
+        if (drawn != ir::kNone && (drawn == id || state == DiffState::Changed))
+            (sideA ? viewA_ : viewB_)->setNodeStyle(drawn, styleFor(state));
+    };
     for (const diff::NodeDiff& r : main.nodes) {
         if (r.status == NodeStatus::Same) continue;
         if (r.status == NodeStatus::Changed) {
-            viewA_->setNodeStyle(r.a, styleFor(DiffState::Changed));
-            viewB_->setNodeStyle(r.b, styleFor(DiffState::Changed));
+            mark(true, r.a, DiffState::Changed);
+            mark(false, r.b, DiffState::Changed);
         } else if (r.status == NodeStatus::OnlyInA) {
-            viewA_->setNodeStyle(r.a, styleFor(DiffState::Removed));
+            mark(true, r.a, DiffState::Removed);
         } else {
-            viewB_->setNodeStyle(r.b, styleFor(DiffState::Added));
+            mark(false, r.b, DiffState::Added);
         }
     }
     viewA_->setCaption(tr("A: %1").arg(titleA_), {{styleFor(DiffState::Changed).fill, tr("%1 changed").arg(s.changed)},
@@ -228,9 +245,9 @@ void CompareView::activateDifference(int row) {
     const DifferenceModel::Entry& e = model_->entry(row);
     if (e.graph != &cmp_->graphs.front()) return;  // a body's node: not drawn in the main panes
     syncing_ = true;
-    if (e.row->a != ir::kNone) viewA_->selectNode(e.row->a);
+    if (const ir::NodeId a = drawnNode(true, e.row->a); a != ir::kNone) viewA_->selectNode(a);
     else viewA_->scene()->clearSelection();
-    if (e.row->b != ir::kNone) viewB_->selectNode(e.row->b);
+    if (const ir::NodeId b = drawnNode(false, e.row->b); b != ir::kNone) viewB_->selectNode(b);
     else viewB_->scene()->clearSelection();
     syncing_ = false;
     const bool sideA = e.row->a != ir::kNone;
@@ -245,7 +262,7 @@ void CompareView::onNodeSelected(bool sideA, ir::NodeId id) {
     const ir::NodeId other = row ? (sideA ? row->b : row->a) : ir::kNone;
     GraphView* otherView = sideA ? viewB_ : viewA_;
     syncing_ = true;
-    if (other == ir::kNone || !otherView->selectNode(other)) otherView->scene()->clearSelection();
+    if (other == ir::kNone || !otherView->selectNode(drawnNode(!sideA, other))) otherView->scene()->clearSelection();
     syncing_ = false;
     emit nodeChosen((sideA ? viewA_ : viewB_)->snapshot(), id, matchHtml(sideA, id));
 }

@@ -44,6 +44,9 @@ public:
 
     /// Selects and centers the row's node(s) in both views (what a click on the list does).
     void activateDifference(int row);
+    /// The box that shows node `id` of one side: the node, or for a Constant folded into its
+    /// readers (the default drawing) its first drawn reader; kNone when nothing shows it.
+    ir::NodeId drawnNode(bool sideA, ir::NodeId id) const;
     /// Match reason, score and changes of a main-graph node, as HTML for the Properties dock.
     QString matchHtml(bool sideA, ir::NodeId id) const;
 
