@@ -2,7 +2,6 @@
 
 #include "cli/Command.h"
 #include "diff/DiffReport.h"
-#include "onnx/Import.h"
 
 namespace passlens::cli {
 
@@ -13,13 +12,8 @@ REGISTER_COMMAND({
     {},
     [](const Args& args, std::ostream& out, std::ostream&) {
         args.expectOnly({"--json", "--names-only"});
-        onnxio::ImportOptions options;
-        options.pinnedDims = args.dims();
-        // The diff is structural: ops this build cannot run (ONNX Runtime's com.microsoft fusions, newer
-        // ai.onnx.ml opsets that ORT writes) are compared like any other.
-        options.validateOps = false;
-        const ir::Model a = onnxio::importModelFile(args.positional(0, "A"), options);
-        const ir::Model b = onnxio::importModelFile(args.positional(1, "B"), options);
+        const ir::Model a = diff::importForDiff(args.positional(0, "A"), args.dims());
+        const ir::Model b = diff::importForDiff(args.positional(1, "B"), args.dims());
         diff::DiffOptions diffOptions;
         diffOptions.namesOnly = args.flag("--names-only");
         const diff::ModelComparison d = diff::compareModels(a, b, diffOptions);

@@ -2,6 +2,7 @@
 
 #include "diff/Changes.h"
 #include "diff/Matcher.h"
+#include "onnx/Import.h"
 
 namespace passlens::diff {
 
@@ -133,6 +134,13 @@ ModelComparison compareModels(const Model& a, const Model& b, const DiffOptions&
         result.summary.onlyInB += s.onlyInB;
     }
     return result;
+}
+
+Model importForDiff(const std::string& path, const std::vector<std::pair<std::string, int64_t>>& pinnedDims) {
+    onnxio::ImportOptions options;
+    options.validateOps = false;
+    options.pinnedDims = pinnedDims;
+    return onnxio::importModelFile(path, options);
 }
 
 }  // namespace passlens::diff

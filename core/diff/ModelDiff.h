@@ -13,6 +13,7 @@
 #include <cstddef>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "ir/Model.h"
@@ -69,6 +70,10 @@ struct ModelComparison {
 };
 
 ModelComparison compareModels(const ir::Model& a, const ir::Model& b, const DiffOptions& options = {});
+
+/// Loads a model to diff. Ops are not validated: the diff is structural, so ONNX Runtime's output
+/// (com.microsoft fusions, the ai.onnx.ml opset 5 it imports) compares like any other model.
+ir::Model importForDiff(const std::string& path, const std::vector<std::pair<std::string, int64_t>>& pinnedDims = {});
 
 /// The name a row shows for a node: its name, or its id ("#12") when the name is empty.
 std::string nodeLabel(const ir::Graph& g, ir::NodeId n);

@@ -48,10 +48,12 @@ QColor fillOf(ui::GraphView* v, ir::NodeId id) {
     return s ? s->fill : QColor();
 }
 
-void screenshot(MainWindow& w, const QString& name) {
+/// The window and, for the docs, the compare tab alone.
+void screenshot(MainWindow& w, CompareView* view, const QString& name) {
     w.resize(1920, 1080);
     QApplication::processEvents();
-    QVERIFY(w.grab().save(QString(PASSLENS_SCREENSHOT_DIR) + "/" + name));
+    QVERIFY(w.grab().save(QString(PASSLENS_SCREENSHOT_DIR) + "/" + name + ".png"));
+    QVERIFY(view->grab().save(QString(PASSLENS_SCREENSHOT_DIR) + "/" + name + "_tab.png"));
 }
 
 }  // namespace
@@ -115,7 +117,7 @@ private slots:
         QCOMPARE(view->viewB()->selectedNode(), main.rowForA(first)->b);
         QVERIFY(w.propertiesPanel()->toPlainText().contains("same"));
         view->activateDifference(changedRow);
-        screenshot(w, "compare_cls_edited.png");
+        screenshot(w, view, "compare_cls_edited");
     }
 
     void unreadableFileIsAnErrorNotACrash() {
@@ -143,7 +145,7 @@ private slots:
         QVERIFY(view->comparison()->summary.onlyInA > 0);
         QVERIFY(view->summaryText().contains("removed"));
         view->activateDifference(0);
-        screenshot(w, "compare_cls_ort.png");
+        screenshot(w, view, "compare_cls_ort");
     }
 };
 

@@ -14,7 +14,6 @@
 #include "diff/DiffReport.h"
 #include "graph/GraphView.h"
 #include "graph/LayoutJob.h"
-#include "onnx/Import.h"
 #include "stepper/DiffStyle.h"
 
 namespace passlens::ui {
@@ -64,8 +63,11 @@ CompareView::CompareView(QWidget* parent) : QWidget(parent) {
     auto* vertical = new QSplitter(Qt::Vertical, this);
     vertical->addWidget(panes);
     vertical->addWidget(list_);
+    // The graphs get most of the height; the list's size hint would otherwise claim half of it.
     vertical->setStretchFactor(0, 4);
     vertical->setStretchFactor(1, 1);
+    vertical->setSizes({800, 200});
+    list_->setMinimumHeight(80);
 
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(4, 4, 4, 4);
@@ -98,7 +100,7 @@ void CompareView::compareWithFile(std::shared_ptr<const ir::Model> a, const QStr
     start([modelA, path] {
         DiffJob job;
         try {
-            auto b = std::make_shared<const ir::Model>(onnxio::importModelFile(path));
+            auto b = std::make_shared<const ir::Model>(diff::importForDiff(path));
             job.cmp = std::make_shared<const diff::ModelComparison>(diff::compareModels(*modelA, *b));
             job.b = std::move(b);
         } catch (const std::exception& e) {
