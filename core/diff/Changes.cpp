@@ -24,11 +24,11 @@ std::string tensorTypeText(const Tensor& t) {
 
 bool isGraphKind(AttrKind k) { return k == AttrKind::Graph || k == AttrKind::Graphs; }
 
-/// "values differ: max |Δ| 0.013" or "float32[64] → float32[32]".
-std::string tensorDifference(const Tensor& x, const Tensor& y) {
+/// "<differ>: max |Δ| 0.013", "<differ>" (same type, not numeric) or "float32[64] → float32[32]".
+std::string tensorDifference(const Tensor& x, const Tensor& y, const std::string& differ) {
     const std::string delta = maxAbsDifference(x, y);
-    if (!delta.empty()) return "values differ: " + delta;
-    if (x.dtype == y.dtype && x.dims == y.dims) return "values differ";
+    if (!delta.empty()) return differ + ": " + delta;
+    if (x.dtype == y.dtype && x.dims == y.dims) return differ;
     return tensorTypeText(x) + " → " + tensorTypeText(y);
 }
 
@@ -47,7 +47,7 @@ void describeAttributes(const Node& na, const Node& nb, std::vector<std::string>
         }
         if (hashAttributes({x}) == hashAttributes({*y})) continue;
         if (x.kind == AttrKind::Tensor && y->kind == AttrKind::Tensor && x.t && y->t)
-            out.push_back("attribute " + x.name + " " + tensorDifference(*x.t, *y->t));
+            out.push_back("attribute " + x.name + " " + tensorDifference(*x.t, *y->t, "differs"));
         else
             out.push_back("attribute " + x.name + " " + x.valueToString() + " → " + y->valueToString());
     }
@@ -88,7 +88,7 @@ std::vector<std::string> describeChanges(const GraphFacts& a, NodeId na, const G
         if (cx && cy && *a.constHash[vx] != *b.constHash[vy]) {
             const Tensor* tx = a.constTensor(vx);
             const Tensor* ty = b.constTensor(vy);
-            out.push_back("input " + std::to_string(s) + " " + (tx && ty ? tensorDifference(*tx, *ty) : std::string("values differ")));
+            out.push_back("input " + std::to_string(s) + " " + (tx && ty ? tensorDifference(*tx, *ty, "values differ") : std::string("values differ")));
         } else if (cx != cy) {
             out.push_back("input " + std::to_string(s) + (cx ? " is a constant in A only" : " is a constant in B only"));
         }

@@ -1,6 +1,7 @@
 #include "compare/DifferenceModel.h"
 
 #include <QBrush>
+#include <algorithm>
 #include <QStringList>
 
 #include "stepper/DiffStyle.h"
@@ -42,6 +43,11 @@ void DifferenceModel::setComparison(std::shared_ptr<const diff::ModelComparison>
         for (const auto& g : cmp_->graphs)
             for (const auto& r : g.nodes)
                 if (r.status != NodeStatus::Same) entries_.push_back({&g, &r});
+    // Constant nodes last: mostly folded or saved as initializers, they would bury the op changes.
+    std::stable_partition(entries_.begin(), entries_.end(), [](const Entry& e) {
+        const ir::Node& n = e.row->a != ir::kNone ? e.graph->a->node(e.row->a) : e.graph->b->node(e.row->b);
+        return n.opType != "Constant";
+    });
     endResetModel();
 }
 
