@@ -117,6 +117,7 @@ public:
         if (!n.domain.empty()) np.set_domain(n.domain);
         if (!n.docString.empty()) np.set_doc_string(n.docString);
         for (const auto& a : n.attributes) attribute(a, *np.add_attribute());
+        nodeMetadataToProto(n.metadataProps, np);
     }
 
     void attribute(const Attribute& a, onnx::AttributeProto& ap) {

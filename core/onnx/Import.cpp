@@ -83,6 +83,7 @@ public:
             for (auto& ap : *np.mutable_attribute()) attrs.push_back(convertAttribute(ap, *g));
             NodeId id = g->addNode(np.op_type(), std::move(ins), std::move(outs), std::move(attrs), np.name(), np.domain());
             g->node(id).docString = np.doc_string();
+            g->node(id).metadataProps = nodeMetadataFromProto(np);
         }
 
         std::vector<ValueId> outs;
