@@ -6,6 +6,8 @@
 set -eu
 work=$1 model=$2 level=$3 out=$4
 mkdir -p "$work"
+# The core and Qt tests may run at once (ctest -j): one installs, the other waits.
+if command -v flock >/dev/null 2>&1; then exec 9>"$work/.install.lock"; flock 9; fi
 if [ ! -d "$work/node_modules/onnxruntime-node" ]; then
   command -v npm >/dev/null 2>&1 || { echo "ort_optimize: npm not found" >&2; exit 3; }
   (cd "$work" && npm install --ignore-scripts --no-audit --no-fund --silent onnxruntime-node@1.30.0 >/dev/null 2>&1) \
