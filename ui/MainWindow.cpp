@@ -156,6 +156,7 @@ void MainWindow::buildMenus() {
     }
     recentMenu_ = file->addMenu(tr("Open &Recent"));
     rebuildRecentMenu();
+    buildCompareAction(file);
     file->addSeparator();
     file->addAction(tr("&Export View…"), this, [this] {
         QString path = QFileDialog::getSaveFileName(this, tr("Export view"), {}, tr("PNG image (*.png);;SVG drawing (*.svg)"));

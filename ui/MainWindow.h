@@ -27,6 +27,7 @@ namespace passlens::ui { class DominatorTreeView; class GraphHighlighter; class 
 namespace passlens::ui {
 
 class ChangeLogPanel;
+class CompareView;
 class GraphView;
 class MemoryView;
 class PropertiesPanel;
@@ -87,6 +88,10 @@ public:
 
     bool exportImage(const QString& path);  ///< .png or .svg of the current view's whole drawing
 
+    /// File → Compare With…: a new tab with the open model (A) and `pathB` side by side, diffed
+    /// (MainWindowCompare.cpp). Null when no model is open.
+    CompareView* compareWith(const QString& pathB);
+
     // ---- pass stepper (MainWindowStepper.cpp) ------------------------------------------------
     StepperPanel* stepper() const { return stepper_; }
     ChangeLogPanel* changeLog() const { return changeLog_; }
@@ -122,6 +127,7 @@ protected:
 
 private:
     void buildMenus();
+    void buildCompareAction(QMenu* file);
     void buildDocks();
     void startLayout();
     void showLaidOut(const SnapshotPtr& snap);
