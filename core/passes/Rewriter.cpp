@@ -72,18 +72,15 @@ NodeId Rewriter::addNode(const std::string& opType, std::vector<ValueId> inputs,
     provenance.erase(std::unique(provenance.begin(), provenance.end()), provenance.end());
     // Insert before the earliest reader of any output, so the node list stays topological.
     NodeId before = kNone;
-    size_t bestPos = SIZE_MAX;
-    const auto& order = graph_.nodeOrder();
     for (ValueId v : outputs) {
         if (v == kNone) continue;
-        for (NodeId c : graph_.value(v).consumers) {
-            size_t pos = static_cast<size_t>(std::find(order.begin(), order.end(), c) - order.begin());
-            if (pos < bestPos) { bestPos = pos; before = c; }
-        }
+        for (NodeId c : graph_.value(v).consumers)
+            if (before == kNone || graph_.precedes(c, before)) before = c;
     }
     std::string name = graph_.uniqueNodeName(nameHint.empty() ? opType : nameHint);
     NodeId id = graph_.addNode(opType, std::move(inputs), std::move(outputs), std::move(attrs), name, domain, before);
     graph_.node(id).provenance = provenance;
+    noteSubgraphHolder(id);
     Change& c = record(replaces.empty() ? ChangeKind::Added : ChangeKind::Replaced, {id}, reason);
     c.provenance = provenance;
     return id;
@@ -99,21 +96,18 @@ NodeId Rewriter::replaceNodes(const std::vector<NodeId>& group, const std::strin
     provenance.erase(std::unique(provenance.begin(), provenance.end()), provenance.end());
     std::vector<std::string> removedNames = namesOf(group);
     // Position: where the last node of the group stood, so every input is already defined.
-    const auto& order = graph_.nodeOrder();
-    size_t lastPos = 0;
+    NodeId last = kNone;
     for (NodeId n : group)
-        lastPos = std::max(lastPos, static_cast<size_t>(std::find(order.begin(), order.end(), n) - order.begin()));
-    NodeId before = lastPos + 1 < order.size() ? order[lastPos + 1] : kNone;
+        if (last == kNone || graph_.precedes(last, n)) last = n;
     std::unordered_set<NodeId> inGroup(group.begin(), group.end());
-    while (before != kNone && inGroup.count(before)) {
-        auto it = std::find(order.begin(), order.end(), before);
-        before = (it + 1) != order.end() ? *(it + 1) : kNone;
-    }
+    NodeId before = last == kNone ? graph_.firstNode() : graph_.nextNode(last);
+    while (before != kNone && inGroup.count(before)) before = graph_.nextNode(before);
     // Erase the group (outputs keep their values; the new node becomes their producer).
     for (NodeId n : group) graph_.eraseNode(n);
     std::string name = graph_.uniqueNodeName(nameHint.empty() ? opType : nameHint);
     NodeId id = graph_.addNode(opType, std::move(inputs), std::move(outputs), std::move(attrs), name, domain, before);
     graph_.node(id).provenance = provenance;
+    noteSubgraphHolder(id);
     for (size_t i = 0; i < group.size(); ++i) {
         Change& rm = record(ChangeKind::Removed, {}, reason);
         rm.nodes = {group[i]};
@@ -180,6 +174,7 @@ void Rewriter::setInput(NodeId n, size_t slot, ValueId v, const std::string& rea
 
 void Rewriter::setAttribute(NodeId n, Attribute a, const std::string& reason) {
     graph_.node(n).setAttr(std::move(a));
+    noteSubgraphHolder(n);
     record(ChangeKind::Modified, {n}, reason);
 }
 
@@ -262,10 +257,23 @@ void Rewriter::removeFunction(size_t index, const std::string& reason) {
     c.nodeNames = {"function " + name};
 }
 
+const std::vector<NodeId>& Rewriter::subgraphHolders() const {
+    if (!subgraphHoldersKnown_) {
+        for (NodeId n = graph_.firstNode(); n != kNone; n = graph_.nextNode(n))
+            if (graph_.node(n).hasSubgraphs()) subgraphHolders_.push_back(n);
+        subgraphHoldersKnown_ = true;
+    }
+    return subgraphHolders_;
+}
+
+void Rewriter::noteSubgraphHolder(NodeId n) {
+    if (subgraphHoldersKnown_ && graph_.node(n).hasSubgraphs()) subgraphHolders_.push_back(n);
+}
+
 bool Rewriter::isCapturedBySubgraph(ValueId v) const {
     const std::string& name = graph_.value(v).name;
-    for (NodeId n : graph_.nodeOrder()) {
-        if (!graph_.node(n).hasSubgraphs()) continue;
+    for (NodeId n : subgraphHolders()) {
+        if (!graph_.hasNode(n) || !graph_.node(n).hasSubgraphs()) continue;
         for (const auto& c : graph_.capturedNames(n))
             if (c == name) return true;
     }
@@ -273,12 +281,20 @@ bool Rewriter::isCapturedBySubgraph(ValueId v) const {
 }
 
 void Rewriter::removeDeadValues() {
-    for (ValueId v : graph_.valueIds()) {
+    auto isDead = [&](ValueId v) {
+        if (!graph_.hasValue(v)) return false;
         const Value& val = graph_.value(v);
-        if (val.producer == kNone && val.consumers.empty() && !val.isGraphInput && !val.isGraphOutput &&
-            !val.initializer && !val.isOuterScope)
-            graph_.removeValue(v);
+        return val.producer == kNone && val.consumers.empty() && !val.isGraphInput && !val.isGraphOutput &&
+               !val.initializer && !val.isOuterScope;
+    };
+    std::vector<ValueId> candidates = graph_.takeValuesThatMayHaveDied();
+    if (!deadValuesSwept_) {
+        // Values already dead before this rewriter's first edit are only found by a full sweep.
+        candidates = graph_.valueIds();
+        deadValuesSwept_ = true;
     }
+    for (ValueId v : candidates)
+        if (isDead(v)) graph_.removeValue(v);
 }
 
 void Rewriter::remark(RemarkKind kind, const std::vector<NodeId>& nodes, const std::string& message,
