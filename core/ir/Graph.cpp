@@ -97,7 +97,7 @@ Graph::Graph(const Graph& o)
     : name(o.name), docString(o.docString), metadataProps(o.metadataProps),
       sparseInitializers(o.sparseInitializers), order_(o.order_), inputs_(o.inputs_),
       outputs_(o.outputs_), initOrder_(o.initOrder_), valueByName_(o.valueByName_),
-      nodeNameUses_(o.nodeNameUses_) {
+      nodeNameUses_(o.nodeNameUses_), subgraphHolders_(o.nodesWithSubgraphs()) {
     for (ValueId v : o.valueInfoSeq_)
         if (o.hasValue(v)) valueInfoSeq_.push_back(v);
     nodes_.reserve(o.nodes_.size());
@@ -277,6 +277,7 @@ NodeId Graph::addNode(std::string opType, std::vector<ValueId> ins, std::vector<
     }
     for (ValueId v : node->inputs) addConsumer(v, id);
     ++nodeNameUses_[node->name];
+    if (node->hasSubgraphs()) subgraphHolders_.push_back(id);
     nodes_.push_back(std::move(node));
     order_.insertBefore(id, order_.contains(before) ? before : kNone);  // an unknown `before` appends
     return id;
@@ -327,9 +328,21 @@ void Graph::renameValue(ValueId v, const std::string& newName) {
     valueByName_[newName] = v;
 }
 
+std::vector<NodeId> Graph::nodesWithSubgraphs() const {
+    std::vector<NodeId> out;
+    for (NodeId n : subgraphHolders_)
+        if (hasNode(n) && order_.contains(n) && nodes_[n]->hasSubgraphs()) out.push_back(n);
+    std::sort(out.begin(), out.end(), [&](NodeId a, NodeId b) { return precedes(a, b); });
+    out.erase(std::unique(out.begin(), out.end()), out.end());
+    return out;
+}
+
+void Graph::noteSubgraphs(NodeId n) {
+    if (node(n).hasSubgraphs()) subgraphHolders_.push_back(n);
+}
+
 void Graph::renameCaptures(const std::string& from, const std::string& to) {
-    for (NodeId n = firstNode(); n != kNone; n = nextNode(n)) {
-        if (!nodes_[n]->hasSubgraphs()) continue;
+    for (NodeId n : nodesWithSubgraphs()) {
         auto visit = [&](Graph& sg) {
             auto v = sg.findValue(from);
             if (!v) {

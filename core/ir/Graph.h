@@ -151,6 +151,12 @@ public:
     uint32_t nodeIdLimit() const { return static_cast<uint32_t>(nodes_.size()); }
     uint32_t valueIdLimit() const { return static_cast<uint32_t>(values_.size()); }
 
+    /// Nodes that hold subgraphs (If/Loop/Scan bodies), in list order, without a scan of every
+    /// node. Tracked by addNode; a node given a graph attribute afterwards must be announced with
+    /// noteSubgraphs(n) (Rewriter::setAttribute does).
+    std::vector<NodeId> nodesWithSubgraphs() const;
+    void noteSubgraphs(NodeId n);
+
     /// Names of outer-scope values the subgraphs of `n` read (resolved lazily by callers).
     std::vector<std::string> capturedNames(NodeId n) const;
     /// Values of this graph a node reads, explicitly or through its subgraphs' captures.
@@ -182,6 +188,7 @@ private:
     mutable std::unordered_map<std::string, size_t> valueSuffixHint_, nodeSuffixHint_;
     std::vector<ValueId> valueInfoSeq_;  ///< first-seen order of value_info entries (ids of removed values stay until a copy)
     std::vector<ValueId> mayHaveDied_;   ///< see takeValuesThatMayHaveDied()
+    std::vector<NodeId> subgraphHolders_;  ///< candidates for nodesWithSubgraphs() (may hold erased ids)
     friend class GraphBuilderAccess;
 public:
     void noteValueInfo(ValueId v);  ///< records file order of value_info entries

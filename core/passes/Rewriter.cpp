@@ -80,7 +80,6 @@ NodeId Rewriter::addNode(const std::string& opType, std::vector<ValueId> inputs,
     std::string name = graph_.uniqueNodeName(nameHint.empty() ? opType : nameHint);
     NodeId id = graph_.addNode(opType, std::move(inputs), std::move(outputs), std::move(attrs), name, domain, before);
     graph_.node(id).provenance = provenance;
-    noteSubgraphHolder(id);
     Change& c = record(replaces.empty() ? ChangeKind::Added : ChangeKind::Replaced, {id}, reason);
     c.provenance = provenance;
     return id;
@@ -107,7 +106,6 @@ NodeId Rewriter::replaceNodes(const std::vector<NodeId>& group, const std::strin
     std::string name = graph_.uniqueNodeName(nameHint.empty() ? opType : nameHint);
     NodeId id = graph_.addNode(opType, std::move(inputs), std::move(outputs), std::move(attrs), name, domain, before);
     graph_.node(id).provenance = provenance;
-    noteSubgraphHolder(id);
     for (size_t i = 0; i < group.size(); ++i) {
         Change& rm = record(ChangeKind::Removed, {}, reason);
         rm.nodes = {group[i]};
@@ -174,7 +172,7 @@ void Rewriter::setInput(NodeId n, size_t slot, ValueId v, const std::string& rea
 
 void Rewriter::setAttribute(NodeId n, Attribute a, const std::string& reason) {
     graph_.node(n).setAttr(std::move(a));
-    noteSubgraphHolder(n);
+    graph_.noteSubgraphs(n);
     record(ChangeKind::Modified, {n}, reason);
 }
 
@@ -257,23 +255,9 @@ void Rewriter::removeFunction(size_t index, const std::string& reason) {
     c.nodeNames = {"function " + name};
 }
 
-const std::vector<NodeId>& Rewriter::subgraphHolders() const {
-    if (!subgraphHoldersKnown_) {
-        for (NodeId n = graph_.firstNode(); n != kNone; n = graph_.nextNode(n))
-            if (graph_.node(n).hasSubgraphs()) subgraphHolders_.push_back(n);
-        subgraphHoldersKnown_ = true;
-    }
-    return subgraphHolders_;
-}
-
-void Rewriter::noteSubgraphHolder(NodeId n) {
-    if (subgraphHoldersKnown_ && graph_.node(n).hasSubgraphs()) subgraphHolders_.push_back(n);
-}
-
 bool Rewriter::isCapturedBySubgraph(ValueId v) const {
     const std::string& name = graph_.value(v).name;
-    for (NodeId n : subgraphHolders()) {
-        if (!graph_.hasNode(n) || !graph_.node(n).hasSubgraphs()) continue;
+    for (NodeId n : graph_.nodesWithSubgraphs()) {
         for (const auto& c : graph_.capturedNames(n))
             if (c == name) return true;
     }

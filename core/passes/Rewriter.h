@@ -78,15 +78,8 @@ private:
     Change& record(ChangeKind kind, std::vector<ir::NodeId> nodes, std::string reason);
     std::vector<std::string> namesOf(const std::vector<ir::NodeId>& nodes) const;
 
-    /// Nodes that may hold subgraphs (collected on first use, extended when this rewriter adds or
-    /// edits one), so isCapturedBySubgraph does not scan the whole graph on every call.
-    const std::vector<ir::NodeId>& subgraphHolders() const;
-    void noteSubgraphHolder(ir::NodeId n);
-
     ir::Model& model_;
     ir::Graph& graph_;
-    mutable std::vector<ir::NodeId> subgraphHolders_;
-    mutable bool subgraphHoldersKnown_ = false;
     bool deadValuesSwept_ = false;  ///< the first removeDeadValues() scans everything, later ones the edits
     std::string pass_;
     std::string graphPath_;

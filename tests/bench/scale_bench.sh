@@ -10,7 +10,7 @@ set -eu
 build=$(cd "$1" && pwd)
 table=${2:-$build/scale_bench.md}
 here=$(cd "$(dirname "$0")" && pwd)
-cli=$build/app/cli/passlens-cli
+cli=$build/bin/passlens-cli
 gen=$build/models/gen
 work=$build/scale_bench
 mkdir -p "$work"
