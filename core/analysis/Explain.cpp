@@ -343,12 +343,14 @@ void writeExplanationJson(std::ostream& os, const ir::Graph& g, const Explanatio
         os << "[\n";
         for (size_t i = 0; i < e.nodes.size(); ++i) {
             const std::string text = nodeJson(g, e.nodes[i]).dump(2);
-            os << "    ";
+            std::string indented = "    ";
+            indented.reserve(text.size() + text.size() / 8);
             for (char c : text) {
-                os << c;
-                if (c == '\n') os << "    ";
+                indented += c;
+                if (c == '\n') indented += "    ";
             }
-            os << (i + 1 < e.nodes.size() ? ",\n" : "\n");
+            indented += i + 1 < e.nodes.size() ? ",\n" : "\n";
+            os.write(indented.data(), static_cast<std::streamsize>(indented.size()));
         }
         os << "  ]";
     }

@@ -205,7 +205,9 @@ TEST(MemoryScale, SweepValidatorFindsWhatThePairwiseOneFinds) {
         auto got = validatePlan(ts, bs, arena);
         auto want = refCollision(ts, bs);
         ASSERT_EQ(got.has_value(), want.has_value());
-        if (want) ASSERT_EQ(*got, *want);
+        if (want) {
+            ASSERT_EQ(*got, *want);
+        }
         broken += want.has_value();
     }
     EXPECT_GT(broken, 50);  // the perturbation does produce invalid plans
