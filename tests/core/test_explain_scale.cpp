@@ -24,7 +24,7 @@ TEST(ExplainScale, StreamedJsonEqualsTheTreeDumpOnRealModels) {
         SCOPED_TRACE(file);
         auto m = onnxio::importModelFile(test::realModel(file));
         auto e = analysis::explainModel(m);
-        ASSERT_GT(e.nodes.size(), 10u);
+        ASSERT_GT(e.nodes.size(), 2u);  // silero_vad_v5 has 5 top-level nodes (the rest sits in If bodies)
         EXPECT_EQ(streamed(m.graph, e), analysis::explanationToJson(m.graph, e).dump(2));
         auto one = analysis::explainNode(m, m.graph.nodeOrder()[m.graph.nodeCount() / 2]);
         EXPECT_EQ(streamed(m.graph, one), analysis::explanationToJson(m.graph, one).dump(2));

@@ -7,9 +7,10 @@
 set -eu
 cli=$1
 tests=$2
-tmp=$(dirname "$tests")/tmp
-"$tests" --gtest_filter=ReportGolden.DigestSeesAChangedReason >/dev/null || true
-models=$(dirname "$tests")/../models
+build=$(dirname "$(dirname "$tests")")  # the test binary sits in BUILD/bin
+tmp=$build/tests/tmp
+"$tests" --gtest_filter=ReportGolden.OptimizeReportsMatchMainBeforeTheRestructuring >/dev/null 2>&1 || true
+models=$build/models
 reports=$tmp/report_golden_reports
 mkdir -p "$reports"
 for f in "$models"/*.onnx "$tmp"/report_golden_models/*.onnx; do
