@@ -26,7 +26,13 @@ using namespace passlens;
 using nlohmann::ordered_json;
 namespace fs = std::filesystem;
 
-const std::string kGolden = (fs::path(__FILE__).parent_path() / "golden" / "optimize_reports.txt").string();
+/// __FILE__ is relative to the build folder when the compiler ran there (BUILD/tests/tmp is absolute).
+fs::path sourceDir() {
+    fs::path f(__FILE__);
+    if (f.is_relative()) f = fs::path(PASSLENS_TEST_TMP).parent_path().parent_path() / f;
+    return f.lexically_normal().parent_path();
+}
+const std::string kGolden = (sourceDir() / "golden" / "optimize_reports.txt").string();
 
 struct Run {
     std::string level;  ///< CLI --level
