@@ -30,8 +30,12 @@ REGISTER_COMMAND({
         } else {
             e = analysis::explainModel(model, options);
         }
-        if (args.flag("--json")) out << analysis::explanationToJson(model.graph, e).dump(2) << "\n";
-        else out << analysis::explanationToText(model.graph, e);
+        if (args.flag("--json")) {
+            analysis::writeExplanationJson(out, model.graph, e);
+            out << "\n";
+        } else {
+            out << analysis::explanationToText(model.graph, e);
+        }
         (void)err;
         return 0;
     }});

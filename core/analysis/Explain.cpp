@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <sstream>
+#include <unordered_map>
 
 #include "ir/Error.h"
 #include "passes/PassManager.h"
@@ -113,7 +114,36 @@ FusionConsideration fromRemark(const ir::Graph& g, const PassRemark& pr) {
     return c;
 }
 
-NodeExplanation explainOne(const ir::Graph& g, const FusionPlan& plan, const std::vector<PassRemark>& remarks, NodeId n) {
+/// For each node, the remarks that name it, in remark order (one lookup per node instead of a scan
+/// of every remark).
+using RemarksByNode = std::unordered_map<NodeId, std::vector<const PassRemark*>>;
+
+RemarksByNode indexRemarks(const std::vector<PassRemark>& remarks) {
+    RemarksByNode out;
+    for (const auto& pr : remarks)
+        for (NodeId n : pr.remark.nodes) {
+            auto& list = out[n];
+            if (list.empty() || list.back() != &pr) list.push_back(&pr);
+        }
+    return out;
+}
+
+/// The plan's refusals by node (FusionPlan::refusalFor scans them all: fine for one node, quadratic
+/// for a whole model). The first refusal of a node wins, as in refusalFor.
+using RefusalsByNode = std::unordered_map<NodeId, const FusionRefusal*>;
+
+RefusalsByNode indexRefusals(const FusionPlan& plan) {
+    RefusalsByNode out;
+    for (const auto& r : plan.refusals) out.emplace(r.node, &r);
+    return out;
+}
+
+struct ExplainIndex {
+    RemarksByNode remarks;
+    RefusalsByNode refusals;
+};
+
+NodeExplanation explainOne(const ir::Graph& g, const FusionPlan& plan, const ExplainIndex& index, NodeId n) {
     NodeExplanation e;
     e.node = n;
     e.name = g.node(n).displayName();
@@ -126,10 +156,9 @@ NodeExplanation explainOne(const ir::Graph& g, const FusionPlan& plan, const std
         e.anchor = grp->anchor;
         e.groupMembers = grp->members;
     }
-    if (const FusionRefusal* r = plan.refusalFor(n)) e.considered.push_back(fromRefusal(g, *r));
-    for (const auto& pr : remarks)
-        if (std::find(pr.remark.nodes.begin(), pr.remark.nodes.end(), n) != pr.remark.nodes.end())
-            e.considered.push_back(fromRemark(g, pr));
+    if (auto r = index.refusals.find(n); r != index.refusals.end()) e.considered.push_back(fromRefusal(g, *r->second));
+    if (auto it = index.remarks.find(n); it != index.remarks.end())
+        for (const PassRemark* pr : it->second) e.considered.push_back(fromRemark(g, *pr));
     return e;
 }
 
@@ -151,13 +180,14 @@ Explanation explainNodes(const ir::Model& model, const std::vector<NodeId>* only
     if (unproven > 0)
         out.hints.push_back(std::to_string(unproven) + " broadcast ops have non-static output shapes and fuse as Broadcast, "
                             "not ElemWise; pin symbolic dims with --dim NAME=VALUE for a tighter grouping");
-    std::vector<PassRemark> remarks;
-    if (options.runPatternPasses) remarks = collectFusionRemarks(model, out.warnings);
+    std::vector<PassRemark> remarkList;
+    if (options.runPatternPasses) remarkList = collectFusionRemarks(model, out.warnings);
+    const ExplainIndex index{indexRemarks(remarkList), indexRefusals(out.plan)};
     if (only) {
-        for (NodeId n : *only) out.nodes.push_back(explainOne(model.graph, out.plan, remarks, n));
+        for (NodeId n : *only) out.nodes.push_back(explainOne(model.graph, out.plan, index, n));
     } else {
         for (const auto& grp : out.plan.groups)
-            for (NodeId n : grp.members) out.nodes.push_back(explainOne(model.graph, out.plan, remarks, n));
+            for (NodeId n : grp.members) out.nodes.push_back(explainOne(model.graph, out.plan, index, n));
         // Topological order: group order interleaves, so sort by the fuser's order of first appearance.
         auto topo = model.graph.topologicalOrder();
         if (topo) {
@@ -240,53 +270,91 @@ NodeId findNodeForExplain(const ir::Graph& g, const std::string& name) {
     throw Error(ErrorKind::BadInput, "explain: no top-level node named '" + name + "'");
 }
 
-ordered_json explanationToJson(const ir::Graph& g, const Explanation& e) {
+namespace {
+
+ordered_json nodeJson(const ir::Graph& g, const NodeExplanation& n) {
+    ordered_json jn;
+    jn["id"] = n.node;
+    jn["name"] = n.name;
+    jn["op"] = n.opType;
+    jn["pattern"] = std::string(patternName(n.pattern));
+    jn["post_dominator"] = nameOrNull(nodeName(g, n.postDominator));
+    jn["group"] = n.group;
+    jn["anchor"] = nameOrNull(nodeName(g, n.anchor));
+    auto members = ordered_json::array();
+    for (NodeId m : n.groupMembers) members.push_back(g.node(m).displayName());
+    jn["group_members"] = members;
+    jn["fused"] = n.groupMembers.size() >= 2;
+    jn["cost"] = costJson(n.cost);
+    auto considered = ordered_json::array();
+    for (const auto& c : n.considered) {
+        ordered_json jc;
+        jc["source"] = c.source;
+        jc["rule"] = c.rule;
+        jc["outcome"] = c.applied ? "applied" : "refused";
+        jc["nodes"] = c.nodeNames;
+        jc["blocking_node"] = nameOrNull(c.blockingNodeName);
+        jc["blocking_edge"] = nameOrNull(c.blockingValueName);
+        jc["message"] = c.message;
+        considered.push_back(jc);
+    }
+    jn["considered"] = considered;
+    return jn;
+}
+
+/// Everything but the per-node entries; `nodes` holds `nodesValue` (an array, or a placeholder).
+ordered_json explanationFrame(const ir::Graph& g, const Explanation& e, ordered_json nodesValue) {
     ordered_json j;
     j["graph"] = g.name;
     j["nodes_total"] = g.nodeCount();
     j["kernels"] = e.plan.kernelCount(g);
     j["subgraph_nodes_not_explained"] = e.subgraphNodes;
     auto groups = ordered_json::array();
-    std::vector<int> wanted;
+    std::vector<bool> wanted(e.plan.groups.size(), false);
     for (const auto& n : e.nodes)
-        if (n.group >= 0 && std::find(wanted.begin(), wanted.end(), n.group) == wanted.end()) wanted.push_back(n.group);
-    std::sort(wanted.begin(), wanted.end());
-    for (int gi : wanted) groups.push_back(groupJson(g, e.plan.groups[gi]));
+        if (n.group >= 0) wanted[static_cast<size_t>(n.group)] = true;
+    for (size_t gi = 0; gi < wanted.size(); ++gi)
+        if (wanted[gi]) groups.push_back(groupJson(g, e.plan.groups[gi]));
     j["groups"] = groups;
-    auto nodes = ordered_json::array();
-    for (const auto& n : e.nodes) {
-        ordered_json jn;
-        jn["id"] = n.node;
-        jn["name"] = n.name;
-        jn["op"] = n.opType;
-        jn["pattern"] = std::string(patternName(n.pattern));
-        jn["post_dominator"] = nameOrNull(nodeName(g, n.postDominator));
-        jn["group"] = n.group;
-        jn["anchor"] = nameOrNull(nodeName(g, n.anchor));
-        auto members = ordered_json::array();
-        for (NodeId m : n.groupMembers) members.push_back(g.node(m).displayName());
-        jn["group_members"] = members;
-        jn["fused"] = n.groupMembers.size() >= 2;
-        jn["cost"] = costJson(n.cost);
-        auto considered = ordered_json::array();
-        for (const auto& c : n.considered) {
-            ordered_json jc;
-            jc["source"] = c.source;
-            jc["rule"] = c.rule;
-            jc["outcome"] = c.applied ? "applied" : "refused";
-            jc["nodes"] = c.nodeNames;
-            jc["blocking_node"] = nameOrNull(c.blockingNodeName);
-            jc["blocking_edge"] = nameOrNull(c.blockingValueName);
-            jc["message"] = c.message;
-            considered.push_back(jc);
-        }
-        jn["considered"] = considered;
-        nodes.push_back(jn);
-    }
-    j["nodes"] = nodes;
+    j["nodes"] = std::move(nodesValue);
     j["warnings"] = e.warnings;
     j["hints"] = e.hints;
     return j;
+}
+
+}  // namespace
+
+ordered_json explanationToJson(const ir::Graph& g, const Explanation& e) {
+    auto nodes = ordered_json::array();
+    for (const auto& n : e.nodes) nodes.push_back(nodeJson(g, n));
+    return explanationFrame(g, e, std::move(nodes));
+}
+
+void writeExplanationJson(std::ostream& os, const ir::Graph& g, const Explanation& e) {
+    // dump(2) of the frame with a placeholder where the node array goes, the nodes dumped one at a
+    // time in between, each line indented as dump(2) nests array elements (4 spaces).
+    const std::string placeholder = "\\u0001nodes\\u0001";  // as dump() escapes the 0x01 marks
+    const std::string frame = explanationFrame(g, e, std::string("\x01nodes\x01")).dump(2);
+    const size_t at = frame.find("\"" + placeholder + "\"");
+    os << frame.substr(0, at);
+    if (e.nodes.empty()) {
+        os << "[]";
+    } else {
+        os << "[\n";
+        for (size_t i = 0; i < e.nodes.size(); ++i) {
+            const std::string text = nodeJson(g, e.nodes[i]).dump(2);
+            std::string indented = "    ";
+            indented.reserve(text.size() + text.size() / 8);
+            for (char c : text) {
+                indented += c;
+                if (c == '\n') indented += "    ";
+            }
+            indented += i + 1 < e.nodes.size() ? ",\n" : "\n";
+            os.write(indented.data(), static_cast<std::streamsize>(indented.size()));
+        }
+        os << "  ]";
+    }
+    os << frame.substr(at + placeholder.size() + 2);
 }
 
 std::string explanationToText(const ir::Graph& g, const Explanation& e) {

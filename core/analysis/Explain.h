@@ -3,6 +3,7 @@
 // was considered for it, combining the fusion-group refusals with the remarks (applied and missed)
 // that the pattern-fusion passes of the `extended` pipeline leave on a copy of the model.
 // Used by `passlens-cli explain` and the app's "Why not fused?".
+#include <ostream>
 #include <string>
 #include <vector>
 
@@ -62,6 +63,9 @@ ir::NodeId findNodeForExplain(const ir::Graph& g, const std::string& name);
 
 /// Stable JSON (documented in the explain command's help): {"groups": [...], "nodes": [...]}.
 nlohmann::ordered_json explanationToJson(const ir::Graph& g, const Explanation& e);
+/// The same JSON as explanationToJson(g, e).dump(2), written node by node, so a 50k-node model's
+/// explanation never exists as one JSON tree in memory.
+void writeExplanationJson(std::ostream& os, const ir::Graph& g, const Explanation& e);
 /// Readable text, one block per node.
 std::string explanationToText(const ir::Graph& g, const Explanation& e);
 

@@ -182,12 +182,30 @@ private:
         }
     }
 
+    /// Visited marks for one walk between a node and its post-dominator: a stamp per node, so a
+    /// walk costs what it visits, not a fresh array of every node (which made grouping quadratic).
+    std::vector<uint32_t> visitStamp_;
+    uint32_t visitEpoch_ = 0;
+    struct Visited {
+        std::vector<uint32_t>& stamp;
+        uint32_t epoch;
+        bool test(int v) const { return stamp[static_cast<size_t>(v)] == epoch; }
+        void set(int v) const { stamp[static_cast<size_t>(v)] = epoch; }
+    };
+    Visited freshVisit() {
+        if (visitStamp_.size() != nodes_.size() || ++visitEpoch_ == 0) {
+            visitStamp_.assign(nodes_.size(), 0);
+            visitEpoch_ = 1;
+        }
+        return {visitStamp_, visitEpoch_};
+    }
+
     /// The first node on a path src -> sink that fails `ok`, with the edge that reached it.
     struct PathFailure { int node = -1; ValueId via = kNone; };
 
     template <typename Cond>
     std::optional<PathFailure> checkPath(int src, int sink, Cond ok) {
-        std::vector<char> visited(nodes_.size(), 0);
+        const Visited visited = freshVisit();
         std::vector<std::pair<int, ValueId>> stack;
         for (const Edge& e : nodes_[src].outputs) stack.push_back({static_cast<int>(e.to), e.value});
         // Depth first in edge order, so the reported blocker is the first one along the first path.
@@ -195,8 +213,8 @@ private:
         while (!stack.empty()) {
             auto [v, via] = stack.back();
             stack.pop_back();
-            if (visited[v]) continue;
-            visited[v] = 1;
+            if (visited.test(v)) continue;
+            visited.set(v);
             if (!ok(groups_[find(v)].pattern, v == sink)) return PathFailure{v, via};
             if (v == sink) continue;
             const auto& outs = nodes_[v].outputs;
@@ -208,14 +226,14 @@ private:
     /// Nodes the target group would hold after src and everything between src and sink join it.
     int countWithNewChild(int src, int sink) {
         std::set<int> roots;
-        std::vector<char> visited(nodes_.size(), 0);
+        const Visited visited = freshVisit();
         std::vector<int> stack{src};
         int target = find(sink);
         while (!stack.empty()) {
             int v = stack.back();
             stack.pop_back();
-            if (v == sink || visited[v]) continue;
-            visited[v] = 1;
+            if (v == sink || visited.test(v)) continue;
+            visited.set(v);
             if (find(v) != target) roots.insert(find(v));
             for (const Edge& e : nodes_[v].outputs) stack.push_back(static_cast<int>(e.to));
         }
@@ -226,13 +244,13 @@ private:
 
     void commitFuse(int src, int sink) {
         int target = find(sink);
-        std::vector<char> visited(nodes_.size(), 0);
+        const Visited visited = freshVisit();
         std::vector<int> stack{src};
         while (!stack.empty()) {
             int v = stack.back();
             stack.pop_back();
-            if (v == sink || visited[v]) continue;
-            visited[v] = 1;
+            if (v == sink || visited.test(v)) continue;
+            visited.set(v);
             mergeFromTo(v, target);
             target = find(target);
             for (const Edge& e : nodes_[v].outputs) stack.push_back(static_cast<int>(e.to));

@@ -1,8 +1,8 @@
 #include "ir/Graph.h"
 
 #include <algorithm>
+#include <charconv>
 #include <queue>
-#include <unordered_set>
 
 #include "ir/Error.h"
 
@@ -10,6 +10,29 @@ namespace passlens::ir {
 
 namespace {
 [[noreturn]] void internalError(const std::string& m) { throw Error(ErrorKind::Internal, m); }
+
+/// A name "P_k" became free: uniqueXName("P") may hand out k again.
+void lowerSuffixHint(std::unordered_map<std::string, size_t>& hints, const std::string& freed) {
+    if (hints.empty()) return;
+    size_t us = freed.rfind('_');
+    if (us == std::string::npos || us + 1 == freed.size()) return;
+    size_t k = 0;
+    auto [end, ec] = std::from_chars(freed.data() + us + 1, freed.data() + freed.size(), k);
+    if (ec != std::errc() || end != freed.data() + freed.size()) return;
+    auto it = hints.find(freed.substr(0, us));
+    if (it != hints.end() && it->second > k) it->second = k;
+}
+
+/// The first free "prefix" or "prefix_n" (smallest n), as if probing n = 1, 2, ... every time.
+template <class Taken>
+std::string firstFreeName(const std::string& prefix, std::unordered_map<std::string, size_t>& hints, Taken taken) {
+    if (!taken(prefix)) return prefix;
+    size_t& i = hints.try_emplace(prefix, 1).first->second;
+    for (;; ++i) {
+        std::string c = prefix + "_" + std::to_string(i);
+        if (!taken(c)) return c;
+    }
+}
 }  // namespace
 
 // ---- Node ------------------------------------------------------------------------------------
@@ -74,7 +97,9 @@ Graph::Graph(const Graph& o)
     : name(o.name), docString(o.docString), metadataProps(o.metadataProps),
       sparseInitializers(o.sparseInitializers), order_(o.order_), inputs_(o.inputs_),
       outputs_(o.outputs_), initOrder_(o.initOrder_), valueByName_(o.valueByName_),
-      valueInfoSeq_(o.valueInfoSeq_) {
+      nodeNameUses_(o.nodeNameUses_), subgraphHolders_(o.nodesWithSubgraphs()) {
+    for (ValueId v : o.valueInfoSeq_)
+        if (o.hasValue(v)) valueInfoSeq_.push_back(v);
     nodes_.reserve(o.nodes_.size());
     for (const auto& n : o.nodes_) {
         if (!n) { nodes_.emplace_back(); continue; }
@@ -103,6 +128,7 @@ ValueId Graph::addValue(std::string n, TypeInfo type) {
     v->name = std::move(n);
     v->type = std::move(type);
     if (!v->name.empty()) valueByName_[v->name] = v->id;
+    mayHaveDied_.push_back(v->id);
     values_.push_back(std::move(v));
     return values_.back()->id;
 }
@@ -136,13 +162,19 @@ void Graph::markOutput(ValueId v) {
 }
 
 void Graph::setOutputs(std::vector<ValueId> outs) {
-    for (ValueId v : outputs_) value(v).isGraphOutput = false;
+    for (ValueId v : outputs_) {
+        value(v).isGraphOutput = false;
+        mayHaveDied_.push_back(v);
+    }
     outputs_ = std::move(outs);
     for (ValueId v : outputs_) value(v).isGraphOutput = true;
 }
 
 void Graph::setInputs(std::vector<ValueId> ins) {
-    for (ValueId v : inputs_) value(v).isGraphInput = false;
+    for (ValueId v : inputs_) {
+        value(v).isGraphInput = false;
+        mayHaveDied_.push_back(v);
+    }
     inputs_ = std::move(ins);
     for (ValueId v : inputs_) value(v).isGraphInput = true;
 }
@@ -152,7 +184,10 @@ void Graph::setInitializer(ValueId v, TensorPtr tensor) {
     bool had = val.initializer != nullptr;
     val.initializer = std::move(tensor);
     if (val.initializer && !had) initOrder_.push_back(v);
-    if (!val.initializer && had) initOrder_.erase(std::remove(initOrder_.begin(), initOrder_.end(), v), initOrder_.end());
+    if (!val.initializer && had) {
+        initOrder_.erase(std::remove(initOrder_.begin(), initOrder_.end(), v), initOrder_.end());
+        mayHaveDied_.push_back(v);
+    }
 }
 
 void Graph::removeValue(ValueId v) {
@@ -162,9 +197,11 @@ void Graph::removeValue(ValueId v) {
     if (val.initializer) setInitializer(v, nullptr);
     if (val.isGraphInput) inputs_.erase(std::remove(inputs_.begin(), inputs_.end(), v), inputs_.end());
     if (val.isGraphOutput) outputs_.erase(std::remove(outputs_.begin(), outputs_.end(), v), outputs_.end());
-    valueInfoSeq_.erase(std::remove(valueInfoSeq_.begin(), valueInfoSeq_.end(), v), valueInfoSeq_.end());
     auto it = valueByName_.find(val.name);
-    if (it != valueByName_.end() && it->second == v) valueByName_.erase(it);
+    if (it != valueByName_.end() && it->second == v) {
+        valueByName_.erase(it);
+        lowerSuffixHint(valueSuffixHint_, val.name);
+    }
     values_[v].reset();
 }
 
@@ -216,6 +253,7 @@ void Graph::removeConsumer(ValueId v, NodeId n) {
     auto& c = value(v).consumers;
     auto it = std::find(c.begin(), c.end(), n);
     if (it != c.end()) c.erase(it);
+    if (c.empty()) mayHaveDied_.push_back(v);
 }
 
 NodeId Graph::addNode(std::string opType, std::vector<ValueId> ins, std::vector<ValueId> outs,
@@ -238,9 +276,10 @@ NodeId Graph::addNode(std::string opType, std::vector<ValueId> ins, std::vector<
         val.producer = id;
     }
     for (ValueId v : node->inputs) addConsumer(v, id);
+    ++nodeNameUses_[node->name];
+    if (node->hasSubgraphs()) subgraphHolders_.push_back(id);
     nodes_.push_back(std::move(node));
-    if (before == kNone) order_.push_back(id);
-    else order_.insert(std::find(order_.begin(), order_.end(), before), id);
+    order_.insertBefore(id, order_.contains(before) ? before : kNone);  // an unknown `before` appends
     return id;
 }
 
@@ -248,8 +287,16 @@ void Graph::eraseNode(NodeId n) {
     Node& nd = node(n);
     for (ValueId v : nd.inputs) removeConsumer(v, n);
     for (ValueId v : nd.outputs)
-        if (v != kNone && hasValue(v) && value(v).producer == n) value(v).producer = kNone;
-    order_.erase(std::remove(order_.begin(), order_.end(), n), order_.end());
+        if (v != kNone && hasValue(v) && value(v).producer == n) {
+            value(v).producer = kNone;
+            mayHaveDied_.push_back(v);
+        }
+    auto uses = nodeNameUses_.find(nd.name);
+    if (uses != nodeNameUses_.end() && --uses->second == 0) {
+        nodeNameUses_.erase(uses);
+        lowerSuffixHint(nodeSuffixHint_, nd.name);
+    }
+    order_.erase(n);
     nodes_[n].reset();
 }
 
@@ -273,14 +320,29 @@ void Graph::renameValue(ValueId v, const std::string& newName) {
     if (val.name == newName) return;
     if (valueByName_.count(newName)) internalError("renameValue: '" + newName + "' already exists");
     auto it = valueByName_.find(val.name);
-    if (it != valueByName_.end() && it->second == v) valueByName_.erase(it);
+    if (it != valueByName_.end() && it->second == v) {
+        valueByName_.erase(it);
+        lowerSuffixHint(valueSuffixHint_, val.name);
+    }
     val.name = newName;
     valueByName_[newName] = v;
 }
 
+std::vector<NodeId> Graph::nodesWithSubgraphs() const {
+    std::vector<NodeId> out;
+    for (NodeId n : subgraphHolders_)
+        if (hasNode(n) && order_.contains(n) && nodes_[n]->hasSubgraphs()) out.push_back(n);
+    std::sort(out.begin(), out.end(), [&](NodeId a, NodeId b) { return precedes(a, b); });
+    out.erase(std::unique(out.begin(), out.end()), out.end());
+    return out;
+}
+
+void Graph::noteSubgraphs(NodeId n) {
+    if (node(n).hasSubgraphs()) subgraphHolders_.push_back(n);
+}
+
 void Graph::renameCaptures(const std::string& from, const std::string& to) {
-    for (NodeId n : order_) {
-        if (!nodes_[n]->hasSubgraphs()) continue;
+    for (NodeId n : nodesWithSubgraphs()) {
         auto visit = [&](Graph& sg) {
             auto v = sg.findValue(from);
             if (!v) {
@@ -306,7 +368,10 @@ void Graph::renameCaptures(const std::string& from, const std::string& to) {
 void Graph::setNodeOutput(NodeId n, size_t slot, ValueId v) {
     Node& nd = node(n);
     if (slot >= nd.outputs.size()) nd.outputs.resize(slot + 1, kNone);
-    if (nd.outputs[slot] != kNone && value(nd.outputs[slot]).producer == n) value(nd.outputs[slot]).producer = kNone;
+    if (nd.outputs[slot] != kNone && value(nd.outputs[slot]).producer == n) {
+        value(nd.outputs[slot]).producer = kNone;
+        mayHaveDied_.push_back(nd.outputs[slot]);
+    }
     if (v != kNone) {
         if (value(v).producer != kNone && value(v).producer != n)
             internalError("setNodeOutput: value '" + value(v).name + "' already has a producer");
@@ -331,13 +396,15 @@ void Graph::replaceAllUsesWith(ValueId from, ValueId to) {
             if (o == from) o = to;
         value(from).isGraphOutput = false;
         value(to).isGraphOutput = true;
+        mayHaveDied_.push_back(from);
     }
 }
 
 void Graph::moveNodeBefore(NodeId n, NodeId before) {
-    order_.erase(std::remove(order_.begin(), order_.end(), n), order_.end());
-    auto it = before == kNone ? order_.end() : std::find(order_.begin(), order_.end(), before);
-    order_.insert(it, n);
+    node(n);
+    if (n == before) return;
+    order_.erase(n);
+    order_.insertBefore(n, order_.contains(before) ? before : kNone);
 }
 
 Node& Graph::node(NodeId n) {
@@ -350,7 +417,8 @@ const Node& Graph::node(NodeId n) const {
 }
 
 std::optional<NodeId> Graph::findNode(const std::string& n) const {
-    for (NodeId id : order_)
+    if (!nodeNameUses_.count(n)) return std::nullopt;
+    for (NodeId id : nodeOrder())
         if (nodes_[id]->name == n) return id;
     return std::nullopt;
 }
@@ -358,11 +426,12 @@ std::optional<NodeId> Graph::findNode(const std::string& n) const {
 std::optional<std::vector<NodeId>> Graph::topologicalOrder() const {
     // Kahn's algorithm, always releasing the earliest node in list order, so a graph that is
     // already sorted keeps its order exactly. Reads through subgraph captures count as edges.
+    const std::vector<NodeId>& order = nodeOrder();
     std::vector<uint32_t> position(nodes_.size(), 0);
-    for (size_t i = 0; i < order_.size(); ++i) position[order_[i]] = static_cast<uint32_t>(i);
+    for (size_t i = 0; i < order.size(); ++i) position[order[i]] = static_cast<uint32_t>(i);
     std::vector<int> pending(nodes_.size(), 0);
     std::unordered_map<ValueId, std::vector<NodeId>> readers;
-    for (NodeId n : order_)
+    for (NodeId n : order)
         for (ValueId v : readsOf(n))
             if (values_[v]->producer != kNone) {
                 ++pending[n];
@@ -370,10 +439,10 @@ std::optional<std::vector<NodeId>> Graph::topologicalOrder() const {
             }
     auto later = [&](NodeId a, NodeId b) { return position[a] > position[b]; };
     std::priority_queue<NodeId, std::vector<NodeId>, decltype(later)> ready(later);
-    for (NodeId n : order_)
+    for (NodeId n : order)
         if (pending[n] == 0) ready.push(n);
     std::vector<NodeId> out;
-    out.reserve(order_.size());
+    out.reserve(order.size());
     while (!ready.empty()) {
         NodeId n = ready.top();
         ready.pop();
@@ -386,40 +455,75 @@ std::optional<std::vector<NodeId>> Graph::topologicalOrder() const {
                 if (--pending[c] == 0) ready.push(c);
         }
     }
-    if (out.size() != order_.size()) return std::nullopt;
+    if (out.size() != order.size()) return std::nullopt;
     return out;
 }
 
-std::optional<NodeId> Graph::nodeOnCycle() const {
-    if (topologicalOrder()) return std::nullopt;
-    // Walk producer links backwards from an unsortable node until a node repeats.
-    std::vector<int> state(nodes_.size(), 0);  // 0 new, 1 on stack, 2 done
-    std::function<std::optional<NodeId>(NodeId)> dfs = [&](NodeId n) -> std::optional<NodeId> {
-        state[n] = 1;
-        for (ValueId v : readsOf(n)) {
-            NodeId p = values_[v]->producer;
-            if (p == kNone) continue;
-            if (state[p] == 1) return p;
-            if (state[p] == 0)
-                if (auto r = dfs(p)) return r;
-        }
-        state[n] = 2;
-        return std::nullopt;
+std::vector<NodeId> Graph::findCycle() const {
+    if (topologicalOrder()) return {};
+    // Depth-first along producer links (a node's readsOf), with an explicit stack; meeting a node
+    // that is still on the stack closes a cycle, which the stack then spells out.
+    enum : uint8_t { kNew, kOnStack, kDone };
+    std::vector<uint8_t> state(nodes_.size(), kNew);
+    struct Frame {
+        NodeId node;
+        std::vector<ValueId> reads;
+        size_t next = 0;
     };
-    for (NodeId n : order_)
-        if (state[n] == 0)
-            if (auto r = dfs(n)) return r;
-    return std::nullopt;
+    std::vector<Frame> stack;
+    for (NodeId root = firstNode(); root != kNone; root = nextNode(root)) {
+        if (state[root] != kNew) continue;
+        state[root] = kOnStack;
+        stack.push_back({root, readsOf(root)});
+        while (!stack.empty()) {
+            Frame& top = stack.back();
+            if (top.next == top.reads.size()) {
+                state[top.node] = kDone;
+                stack.pop_back();
+                continue;
+            }
+            NodeId p = values_[top.reads[top.next++]]->producer;
+            if (p == kNone || state[p] == kDone) continue;
+            if (state[p] == kOnStack) {
+                // The stack runs reader → producer; a cycle in dataflow order runs the other way.
+                std::vector<NodeId> cycle;
+                for (size_t i = stack.size(); i-- > 0;) {
+                    cycle.push_back(stack[i].node);
+                    if (stack[i].node == p) break;
+                }
+                std::rotate(cycle.begin(), cycle.end() - 1, cycle.end());
+                return cycle;
+            }
+            state[p] = kOnStack;
+            stack.push_back({p, readsOf(p)});
+        }
+    }
+    return {};
+}
+
+std::optional<NodeId> Graph::nodeOnCycle() const {
+    std::vector<NodeId> cycle = findCycle();
+    if (cycle.empty()) return std::nullopt;
+    return cycle.front();
+}
+
+std::string Graph::describeCycle(const std::vector<NodeId>& cycle, size_t limit) const {
+    std::string out;
+    for (size_t i = 0; i < cycle.size() && i < limit; ++i) out += (i ? " -> " : "") + node(cycle[i]).displayName();
+    if (cycle.size() > limit) out += " -> ...";
+    if (!cycle.empty()) out += " -> " + node(cycle.front()).displayName();
+    return out;
 }
 
 void Graph::sortTopologically() {
     auto sorted = topologicalOrder();
     if (!sorted) {
-        auto n = nodeOnCycle();
+        std::vector<NodeId> cycle = findCycle();
         throwBadInput("graph '" + name + "' has a cycle through node '" +
-                      (n ? nodes_[*n]->displayName() : std::string("?")) + "'");
+                      (cycle.empty() ? std::string("?") : node(cycle.front()).displayName()) + "' (" +
+                      describeCycle(cycle) + ")");
     }
-    order_ = std::move(*sorted);
+    order_.assign(*sorted);
 }
 
 // ---- Graph: subgraphs ----------------------------------------------------------------------------
@@ -470,7 +574,7 @@ std::vector<ValueId> Graph::readsOf(NodeId n) const {
 
 void Graph::forEachGraph(const std::function<void(Graph&)>& f) {
     f(*this);
-    for (NodeId n : order_)
+    for (NodeId n = firstNode(); n != kNone; n = nextNode(n))
         for (auto& a : nodes_[n]->attributes) {
             if (a.g) a.g->forEachGraph(f);
             for (auto& sg : a.graphs) sg->forEachGraph(f);
@@ -479,7 +583,7 @@ void Graph::forEachGraph(const std::function<void(Graph&)>& f) {
 
 void Graph::forEachGraph(const std::function<void(const Graph&)>& f) const {
     f(*this);
-    for (NodeId n : order_)
+    for (NodeId n = firstNode(); n != kNone; n = nextNode(n))
         for (const auto& a : nodes_[n]->attributes) {
             if (a.g) std::as_const(*a.g).forEachGraph(f);
             for (const auto& sg : a.graphs) std::as_const(*sg).forEachGraph(f);
@@ -487,21 +591,11 @@ void Graph::forEachGraph(const std::function<void(const Graph&)>& f) const {
 }
 
 std::string Graph::uniqueValueName(const std::string& prefix) const {
-    if (!valueByName_.count(prefix)) return prefix;
-    for (size_t i = 1;; ++i) {
-        std::string c = prefix + "_" + std::to_string(i);
-        if (!valueByName_.count(c)) return c;
-    }
+    return firstFreeName(prefix, valueSuffixHint_, [&](const std::string& c) { return valueByName_.count(c) > 0; });
 }
 
 std::string Graph::uniqueNodeName(const std::string& prefix) const {
-    std::unordered_set<std::string> names;
-    for (NodeId n : order_) names.insert(nodes_[n]->name);
-    if (!names.count(prefix)) return prefix;
-    for (size_t i = 1;; ++i) {
-        std::string c = prefix + "_" + std::to_string(i);
-        if (!names.count(c)) return c;
-    }
+    return firstFreeName(prefix, nodeSuffixHint_, [&](const std::string& c) { return nodeNameUses_.count(c) > 0; });
 }
 
 }  // namespace passlens::ir

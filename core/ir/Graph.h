@@ -9,17 +9,16 @@
 #include <optional>
 #include <string>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "ir/Attribute.h"
+#include "ir/Ids.h"
+#include "ir/NodeList.h"
 #include "ir/Tensor.h"
 #include "ir/Type.h"
 
 namespace passlens::ir {
-
-using NodeId = uint32_t;
-using ValueId = uint32_t;
-inline constexpr uint32_t kNone = UINT32_MAX;  ///< no node / an omitted optional input
 
 struct StringPair {
     std::string key, value;
@@ -120,13 +119,27 @@ public:
     bool hasNode(NodeId n) const { return n < nodes_.size() && nodes_[n] != nullptr; }
     std::optional<NodeId> findNode(const std::string& name) const;
 
-    /// Nodes in list order (the file's order; kept topological by the passes).
-    const std::vector<NodeId>& nodeOrder() const { return order_; }
+    /// Nodes in list order (the file's order; kept topological by the passes). After an insert
+    /// or erase the vector is rebuilt on the next call (O(n)); walk with firstNode()/nextNode()
+    /// or compare with precedes() where a loop edits the graph.
+    const std::vector<NodeId>& nodeOrder() const { return order_.ids(); }
     size_t nodeCount() const { return order_.size(); }
+    NodeId firstNode() const { return order_.first(); }
+    NodeId lastNode() const { return order_.last(); }
+    /// The node after / before `n` in list order (kNone at the end).
+    NodeId nextNode(NodeId n) const { return order_.next(n); }
+    NodeId prevNode(NodeId n) const { return order_.prev(n); }
+    /// True when node `a` stands before node `b` in list order. O(1).
+    bool precedes(NodeId a, NodeId b) const { return order_.precedes(a, b); }
     /// Kahn topological order, stable with respect to list order. Empty optional on a cycle.
     std::optional<std::vector<NodeId>> topologicalOrder() const;
-    void sortTopologically();   ///< throws BadInput naming a node on a cycle
+    void sortTopologically();   ///< throws BadInput naming the nodes of a cycle
     std::optional<NodeId> nodeOnCycle() const;
+    /// The nodes of one cycle in dataflow order (each feeds the next, the last feeds the first),
+    /// found iteratively so a 50k-node chain cannot overflow the stack. Empty when acyclic.
+    std::vector<NodeId> findCycle() const;
+    /// "a → b → c → a" for a cycle from findCycle(), at most `limit` names before an ellipsis.
+    std::string describeCycle(const std::vector<NodeId>& cycle, size_t limit = 6) const;
 
     const std::vector<ValueId>& inputs() const { return inputs_; }
     const std::vector<ValueId>& outputs() const { return outputs_; }
@@ -138,6 +151,12 @@ public:
     uint32_t nodeIdLimit() const { return static_cast<uint32_t>(nodes_.size()); }
     uint32_t valueIdLimit() const { return static_cast<uint32_t>(values_.size()); }
 
+    /// Nodes that hold subgraphs (If/Loop/Scan bodies), in list order, without a scan of every
+    /// node. Tracked by addNode; a node given a graph attribute afterwards must be announced with
+    /// noteSubgraphs(n) (Rewriter::setAttribute does).
+    std::vector<NodeId> nodesWithSubgraphs() const;
+    void noteSubgraphs(NodeId n);
+
     /// Names of outer-scope values the subgraphs of `n` read (resolved lazily by callers).
     std::vector<std::string> capturedNames(NodeId n) const;
     /// Values of this graph a node reads, explicitly or through its subgraphs' captures.
@@ -146,6 +165,10 @@ public:
     /// Calls f on this graph and every nested subgraph, depth first.
     void forEachGraph(const std::function<void(Graph&)>& f);
     void forEachGraph(const std::function<void(const Graph&)>& f) const;
+    /// Values that may have become unused since the last call (created without a producer, lost
+    /// their producer or their last reader); the caller re-checks each. Lets dead-value cleanup
+    /// look only where an edit happened.
+    std::vector<ValueId> takeValuesThatMayHaveDied() { return std::exchange(mayHaveDied_, {}); }
     /// A fresh, unused value name with the given prefix.
     std::string uniqueValueName(const std::string& prefix) const;
     std::string uniqueNodeName(const std::string& prefix) const;
@@ -156,10 +179,16 @@ private:
 
     std::vector<std::unique_ptr<Node>> nodes_;
     std::vector<std::unique_ptr<Value>> values_;
-    std::vector<NodeId> order_;
+    NodeList order_;
     std::vector<ValueId> inputs_, outputs_, initOrder_;
     std::unordered_map<std::string, ValueId> valueByName_;
-    std::vector<ValueId> valueInfoSeq_;  ///< first-seen order of value_info entries
+    std::unordered_map<std::string, uint32_t> nodeNameUses_;  ///< node name → how many nodes carry it
+    /// prefix → smallest n for which prefix_n may be free (all lower ones taken), so a run of
+    /// uniqueXName calls with one prefix does not probe from 1 each time. Lowered when a name frees.
+    mutable std::unordered_map<std::string, size_t> valueSuffixHint_, nodeSuffixHint_;
+    std::vector<ValueId> valueInfoSeq_;  ///< first-seen order of value_info entries (ids of removed values stay until a copy)
+    std::vector<ValueId> mayHaveDied_;   ///< see takeValuesThatMayHaveDied()
+    std::vector<NodeId> subgraphHolders_;  ///< candidates for nodesWithSubgraphs() (may hold erased ids)
     friend class GraphBuilderAccess;
 public:
     void noteValueInfo(ValueId v);  ///< records file order of value_info entries

@@ -23,8 +23,10 @@ void verifyIn(const Graph& g, Scope& scope, const std::string& where, VerifyResu
 
     auto order = g.topologicalOrder();
     if (!order) {
-        auto n = g.nodeOnCycle();
-        r.problems.push_back(where + "has a cycle through node '" + (n ? g.node(*n).displayName() : "?") + "'");
+        std::vector<NodeId> cycle = g.findCycle();
+        r.problems.push_back(where + "has a cycle through node '" +
+                             (cycle.empty() ? std::string("?") : g.node(cycle.front()).displayName()) + "' (" +
+                             g.describeCycle(cycle) + ")");
         return;
     }
     for (NodeId id : *order) {

@@ -2,6 +2,7 @@
 // lifetimes (subgraph captures read at the owning node's step) and in-place candidates.
 #include <algorithm>
 #include <limits>
+#include <queue>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -89,14 +90,18 @@ Schedule makeSchedule(const ir::Graph& g, ScheduleKind kind) {
         return Schedule{ok ? g.nodeOrder() : *topo};
     }
     // Memory-aware greedy: among ready nodes pick the one whose execution adds the fewest bytes
-    // (outputs allocated minus inputs freed); unknown sizes count as 0 here (ordering only).
+    // (outputs allocated minus inputs freed); unknown sizes count as 0 here (ordering only); ties
+    // go to model order. Ready nodes wait in a heap keyed (delta, position); a delta only drops
+    // (when a value's other readers have run, its last reader frees it), and then the node is
+    // pushed again with the new key, its old entry skipped as stale: O(n log n).
     const auto& order = g.nodeOrder();
-    std::unordered_map<NodeId, size_t> position;
+    const size_t limit = g.nodeIdLimit();
+    std::vector<size_t> position(limit, 0);
     for (size_t i = 0; i < order.size(); ++i) position[order[i]] = i;
     std::unordered_map<ValueId, int> remainingReaders;
-    std::unordered_map<NodeId, int> pending;
+    std::vector<int> pending(limit, 0);
     std::unordered_map<ValueId, std::vector<NodeId>> readers;
-    std::unordered_map<NodeId, std::vector<ValueId>> reads;
+    std::vector<std::vector<ValueId>> reads(limit);
     for (NodeId n : order) {
         reads[n] = distinctReads(g, n);
         for (ValueId v : reads[n]) {
@@ -110,35 +115,53 @@ Schedule makeSchedule(const ir::Graph& g, ScheduleKind kind) {
         if (isStaticValue(g, val)) return 0;
         return tensorBytes(val.type).value_or(0);
     };
-    std::vector<NodeId> ready;
+    auto deltaOf = [&](NodeId n) {
+        int64_t delta = 0;
+        for (ValueId v : g.node(n).outputs)
+            if (v != kNone) delta += bytesOf(v);
+        for (ValueId v : reads[n])
+            if (remainingReaders[v] == 1) delta -= bytesOf(v);
+        return delta;
+    };
+    enum : uint8_t { kWaiting, kReady, kScheduled };
+    std::vector<uint8_t> state(limit, kWaiting);
+    std::vector<int64_t> currentDelta(limit, 0);
+    using Entry = std::pair<int64_t, size_t>;  // (delta, position)
+    std::priority_queue<Entry, std::vector<Entry>, std::greater<>> ready;
+    auto makeReady = [&](NodeId n) {
+        state[n] = kReady;
+        currentDelta[n] = deltaOf(n);
+        ready.push({currentDelta[n], position[n]});
+    };
     for (NodeId n : order)
-        if (pending[n] == 0) ready.push_back(n);
+        if (pending[n] == 0) makeReady(n);
     Schedule s;
+    s.order.reserve(order.size());
     while (!ready.empty()) {
-        size_t pick = 0;
-        int64_t bestDelta = std::numeric_limits<int64_t>::max();
-        for (size_t i = 0; i < ready.size(); ++i) {
-            NodeId n = ready[i];
-            int64_t delta = 0;
-            for (ValueId v : g.node(n).outputs)
-                if (v != kNone) delta += bytesOf(v);
-            for (ValueId v : reads[n])
-                if (remainingReaders[v] == 1) delta -= bytesOf(v);
-            if (delta < bestDelta || (delta == bestDelta && position[n] < position[ready[pick]])) {
-                bestDelta = delta;
-                pick = i;
-            }
-        }
-        NodeId n = ready[pick];
-        ready.erase(ready.begin() + static_cast<std::ptrdiff_t>(pick));
+        auto [delta, pos] = ready.top();
+        ready.pop();
+        NodeId n = order[pos];
+        if (state[n] != kReady || delta != currentDelta[n]) continue;  // stale entry
+        state[n] = kScheduled;
         s.order.push_back(n);
-        for (ValueId v : reads[n]) --remainingReaders[v];
+        for (ValueId v : reads[n]) {
+            if (--remainingReaders[v] != 1) continue;
+            // One reader of v is left: running it frees v now, so its delta drops.
+            for (NodeId r : readers[v])
+                if (state[r] == kReady) {
+                    int64_t d = deltaOf(r);
+                    if (d != currentDelta[r]) {
+                        currentDelta[r] = d;
+                        ready.push({d, position[r]});
+                    }
+                }
+        }
         for (ValueId v : g.node(n).outputs) {
             if (v == kNone) continue;
             auto it = readers.find(v);
             if (it == readers.end()) continue;
             for (NodeId c : it->second)
-                if (--pending[c] == 0) ready.push_back(c);
+                if (--pending[c] == 0) makeReady(c);
         }
     }
     return s;
@@ -146,6 +169,12 @@ Schedule makeSchedule(const ir::Graph& g, ScheduleKind kind) {
 
 Reachability computeReachability(const ir::Graph& g, const Schedule& s) {
     size_t steps = s.order.size(), words = (steps + 63) / 64;
+    const size_t matrixBytes = steps * words * sizeof(uint64_t);
+    if (matrixBytes > kMaxReachabilityBytes)
+        throw Error(ErrorKind::BadInput, "--parallel-aware needs a " + std::to_string(steps) + " x " + std::to_string(steps) +
+                                             " step reachability matrix (" + std::to_string(matrixBytes >> 20) +
+                                             " MiB), above the limit of " + std::to_string(kMaxReachabilityBytes >> 20) +
+                                             " MiB; plan without --parallel-aware for a graph this large");
     std::unordered_map<NodeId, size_t> stepOf;
     for (size_t i = 0; i < steps; ++i) stepOf[s.order[i]] = i;
     Reachability r;
@@ -173,7 +202,9 @@ Reachability computeReachability(const ir::Graph& g, const Schedule& s) {
         }
     }
     // Close once more over captures (rare; a second pass in reverse order propagates them).
-    for (size_t i = steps; i-- > 0;)
+    bool anyCapture = false;
+    for (NodeId n : s.order) anyCapture |= g.node(n).hasSubgraphs();
+    for (size_t i = anyCapture ? steps : 0; i-- > 0;)
         for (size_t j = i + 1; j < steps; ++j)
             if ((r.bits[i][j / 64] >> (j % 64)) & 1u)
                 for (size_t w = 0; w < words; ++w) r.bits[i][w] |= r.bits[j][w];

@@ -124,7 +124,9 @@ Schedule makeSchedule(const ir::Graph& g, ScheduleKind kind);
 /// except the arena and buffers.
 MemoryPlan analyzeMemory(const ir::Model& m, const ir::Graph& g, const Schedule& s);
 
-/// Step reachability for the parallel-aware option.
+/// Step reachability for the parallel-aware option: steps² bits, so it refuses (BadInput) a schedule
+/// whose matrix would exceed kMaxReachabilityBytes (about 46k steps).
+inline constexpr size_t kMaxReachabilityBytes = size_t(256) << 20;
 Reachability computeReachability(const ir::Graph& g, const Schedule& s);
 
 /// The whole thing: schedule, lifetimes, the named planner's arena plan (validated).

@@ -1,9 +1,13 @@
 // The planners work on lifetime sets alone: in-place chains are merged into items first, then an
 // item gets one offset in the arena. Every plan is validated before it is returned.
 #include <algorithm>
+#include <map>
 #include <numeric>
+#include <queue>
+#include <set>
 
 #include "ir/Error.h"
+#include "memory/IntervalIndex.h"
 #include "memory/MemoryPlan.h"
 
 namespace passlens::memory {
@@ -70,10 +74,21 @@ std::vector<Item> makeItems(const std::vector<TensorLifetime>& ts, const std::ve
     return items;
 }
 
+int stepCount(const std::vector<Item>& items) {
+    int steps = 0;
+    for (const auto& it : items) steps = std::max(steps, it.last + 1);
+    return steps;
+}
+
 struct Placer {
     const std::vector<TensorLifetime>& ts;
     const std::vector<Item>& items;
     const PlanConstraints& c;
+    std::vector<int64_t> offset = std::vector<int64_t>(items.size(), 0);
+    std::vector<size_t> placed;
+    /// Placed items by lifetime. Without the parallel-aware rule only items live at the same time
+    /// conflict, and the index finds exactly those; with it, any placed item may conflict.
+    IntervalIndex live{stepCount(items)};
 
     bool mayShare(const Item& a, const Item& b) const {
         if (!c.parallelAware) return true;
@@ -88,11 +103,17 @@ struct Placer {
         return !mayShare(a, b);
     }
     /// TFLite's best fit: the smallest gap between conflicting placed items that fits, else the
-    /// end of the highest conflicting one.
-    int64_t bestFit(size_t i, const std::vector<int64_t>& offset, const std::vector<size_t>& placed) const {
+    /// end of the highest conflicting one. Places item i there.
+    void placeBestFit(size_t i) {
         std::vector<std::pair<int64_t, int64_t>> taken;
-        for (size_t p : placed)
-            if (conflict(items[i], items[p]) && items[p].size > 0) taken.push_back({offset[p], offset[p] + items[p].size});
+        auto consider = [&](size_t p) {
+            if (items[p].size > 0 && conflict(items[i], items[p])) taken.push_back({offset[p], offset[p] + items[p].size});
+        };
+        if (c.parallelAware) {
+            for (size_t p : placed) consider(p);
+        } else {
+            live.forEachOverlapping(items[i].first, items[i].last, consider);
+        }
         std::sort(taken.begin(), taken.end());
         int64_t size = items[i].size, end = 0, best = -1, bestGap = INT64_MAX;
         for (auto [lo, hi] : taken) {
@@ -102,7 +123,9 @@ struct Placer {
             }
             end = std::max(end, hi);
         }
-        return best >= 0 ? best : end;
+        offset[i] = best >= 0 ? best : end;
+        placed.push_back(i);
+        live.insert(i, items[i].first, items[i].last);
     }
 };
 
@@ -117,7 +140,9 @@ std::vector<int64_t> planCumulative(const std::vector<Item>& items) {
 }
 
 /// MXNet/NNVM-style sharing: walk items by start step; reuse the best-fitting freed buffer
-/// (smallest that is big enough, else grow the largest free one), else open a new buffer.
+/// (smallest that is big enough, else grow the largest free one; ties to the older buffer), else
+/// open a new buffer. Freed buffers sit in a set ordered by (size, index), so each item costs
+/// O(log n); the parallel-aware rule (a pairwise test) scans the freed buffers instead.
 std::vector<int64_t> planShare(const Placer& pl) {
     const auto& items = pl.items;
     std::vector<size_t> byStart(items.size());
@@ -126,25 +151,40 @@ std::vector<int64_t> planShare(const Placer& pl) {
     struct Buffer { int64_t size; size_t occupant; };
     std::vector<Buffer> buffers;
     std::vector<size_t> bufferOf(items.size());
+    using Busy = std::pair<int, size_t>;  // (occupant's last step, buffer)
+    std::priority_queue<Busy, std::vector<Busy>, std::greater<>> busy;
+    std::set<std::pair<int64_t, size_t>> freed;  // (size, buffer)
     for (size_t i : byStart) {
         const Item& it = items[i];
-        int fit = -1, largest = -1;
-        for (size_t b = 0; b < buffers.size(); ++b) {
-            const Item& occ = items[buffers[b].occupant];
-            if (occ.last >= it.first || !pl.mayShare(occ, it)) continue;
-            if (buffers[b].size >= it.size && (fit < 0 || buffers[b].size < buffers[static_cast<size_t>(fit)].size)) fit = static_cast<int>(b);
-            if (largest < 0 || buffers[b].size > buffers[static_cast<size_t>(largest)].size) largest = static_cast<int>(b);
+        while (!busy.empty() && busy.top().first < it.first) {
+            freed.insert({buffers[busy.top().second].size, busy.top().second});
+            busy.pop();
         }
-        int chosen = fit >= 0 ? fit : largest;
+        int chosen = -1;
+        if (!pl.c.parallelAware) {
+            auto fit = freed.lower_bound({it.size, 0});
+            if (fit == freed.end() && !freed.empty()) fit = freed.lower_bound({std::prev(freed.end())->first, 0});
+            if (fit != freed.end()) chosen = static_cast<int>(fit->second);
+        } else {
+            int fit = -1, largest = -1;
+            for (auto [size, b] : freed) {
+                if (!pl.mayShare(items[buffers[b].occupant], it)) continue;
+                if (size >= it.size && (fit < 0 || size < buffers[static_cast<size_t>(fit)].size)) fit = static_cast<int>(b);
+                if (largest < 0 || size > buffers[static_cast<size_t>(largest)].size) largest = static_cast<int>(b);
+            }
+            chosen = fit >= 0 ? fit : largest;
+        }
         if (chosen < 0) {
             buffers.push_back({it.size, i});
             bufferOf[i] = buffers.size() - 1;
         } else {
             auto& b = buffers[static_cast<size_t>(chosen)];
+            freed.erase({b.size, static_cast<size_t>(chosen)});
             b.size = std::max(b.size, it.size);
             b.occupant = i;
             bufferOf[i] = static_cast<size_t>(chosen);
         }
+        busy.push({it.last, bufferOf[i]});
     }
     std::vector<int64_t> start(buffers.size());
     int64_t at = 0;
@@ -162,7 +202,7 @@ enum class SizeOrder { Size, Area, Start };
 /// TFLite greedy by size: largest first, each at the best-fitting gap among conflicting items.
 /// `best` also tries two other visiting orders (size x duration; by start step) as its local
 /// improvement step: same placement rule, different order, keep whichever is smallest.
-std::vector<int64_t> planGreedySize(const Placer& pl, SizeOrder how = SizeOrder::Size) {
+std::vector<int64_t> planGreedySize(Placer& pl, SizeOrder how = SizeOrder::Size) {
     const auto& items = pl.items;
     std::vector<size_t> order(items.size());
     std::iota(order.begin(), order.end(), 0);
@@ -173,18 +213,13 @@ std::vector<int64_t> planGreedySize(const Placer& pl, SizeOrder how = SizeOrder:
         if (items[a].size != items[b].size) return items[a].size > items[b].size;
         return items[a].first < items[b].first;
     });
-    std::vector<int64_t> offset(items.size(), 0);
-    std::vector<size_t> placed;
-    for (size_t i : order) {
-        offset[i] = pl.bestFit(i, offset, placed);
-        placed.push_back(i);
-    }
-    return offset;
+    for (size_t i : order) pl.placeBestFit(i);
+    return pl.offset;
 }
 
 /// TFLite greedy by breadth: visit steps from the most to the least live bytes; place that step's
 /// unplaced items largest first.
-std::vector<int64_t> planGreedyBreadth(const Placer& pl) {
+std::vector<int64_t> planGreedyBreadth(Placer& pl) {
     const auto& items = pl.items;
     int steps = 0;
     for (const auto& it : items) steps = std::max(steps, it.last + 1);
@@ -198,20 +233,17 @@ std::vector<int64_t> planGreedyBreadth(const Placer& pl) {
     std::vector<size_t> stepOrder(static_cast<size_t>(steps));
     std::iota(stepOrder.begin(), stepOrder.end(), 0);
     std::stable_sort(stepOrder.begin(), stepOrder.end(), [&](size_t a, size_t b) { return liveBytes[a] > liveBytes[b]; });
-    std::vector<int64_t> offset(items.size(), 0);
     std::vector<bool> done(items.size(), false);
-    std::vector<size_t> placed;
     for (size_t s : stepOrder) {
         auto here = liveAt[s];
         std::stable_sort(here.begin(), here.end(), [&](size_t a, size_t b) { return items[a].size > items[b].size; });
         for (size_t i : here) {
             if (done[i]) continue;
-            offset[i] = pl.bestFit(i, offset, placed);
-            placed.push_back(i);
+            pl.placeBestFit(i);
             done[i] = true;
         }
     }
-    return offset;
+    return pl.offset;
 }
 
 MemoryPlan toPlan(const std::vector<TensorLifetime>& ts, const std::vector<Item>& items, const std::vector<int>& host,
@@ -251,6 +283,49 @@ MemoryPlan runOne(const std::vector<TensorLifetime>& ts, const std::string& plan
     else if (planner.rfind("greedy-breadth", 0) == 0) offset = planGreedyBreadth(pl);
     else throw Error(ErrorKind::BadInput, "unknown planner '" + planner + "' (naive, inplace, share, greedy-size, greedy-breadth, best)");
     return toPlan(ts, items, host, offset, planner);
+}
+
+/// True when two buffers live at the same step overlap in the arena other than as an allowed
+/// in-place hand-off. Sweeps the schedule with the live buffers ordered by offset: live buffers
+/// never overlap except hand-off pairs (same offset and size), so a new buffer only needs its
+/// neighbours by offset. O(n log n).
+bool liveBuffersCollide(const std::vector<TensorLifetime>& ts, const std::vector<BufferAssignment>& bs) {
+    std::vector<size_t> byFirst, byLast;
+    for (size_t i = 0; i < bs.size(); ++i)
+        if (bs[i].bytes > 0) byFirst.push_back(i);
+    byLast = byFirst;
+    std::sort(byFirst.begin(), byFirst.end(), [&](size_t a, size_t b) { return bs[a].first < bs[b].first; });
+    std::sort(byLast.begin(), byLast.end(), [&](size_t a, size_t b) { return bs[a].last < bs[b].last; });
+    auto handOff = [&](size_t from, size_t to) {
+        return bs[to].inplaceOfIndex == static_cast<int>(from) && ts[from].last == ts[to].first &&
+               bs[from].offset == bs[to].offset && bs[from].bytes == bs[to].bytes;
+    };
+    std::multimap<int64_t, size_t> live;  // offset → buffer
+    std::vector<std::multimap<int64_t, size_t>::iterator> where(bs.size());
+    size_t nextIn = 0, nextOut = 0;
+    while (nextIn < byFirst.size()) {
+        const int step = bs[byFirst[nextIn]].first;
+        // Buffers whose last step is before this one are gone; ones ending here still overlap.
+        for (; nextOut < byLast.size() && bs[byLast[nextOut]].last < step; ++nextOut) live.erase(where[byLast[nextOut]]);
+        for (; nextIn < byFirst.size() && bs[byFirst[nextIn]].first == step; ++nextIn) {
+            const size_t i = byFirst[nextIn];
+            const int64_t lo = bs[i].offset, hi = lo + bs[i].bytes;
+            auto collides = [&](size_t j) {
+                return bs[j].offset < hi && lo < bs[j].offset + bs[j].bytes && !handOff(i, j) && !handOff(j, i);
+            };
+            auto it = live.lower_bound(lo);
+            if (it != live.begin()) {
+                // The nearest lower offset: every live buffer there has the same extent.
+                const int64_t below = std::prev(it)->first;
+                for (auto b = live.lower_bound(below); b != it; ++b)
+                    if (collides(b->second)) return true;
+            }
+            for (; it != live.end() && it->first < hi; ++it)
+                if (collides(it->second)) return true;
+            where[i] = live.emplace(lo, i);
+        }
+    }
+    return false;
 }
 
 }  // namespace
@@ -328,7 +403,9 @@ std::optional<std::string> validatePlan(const std::vector<TensorLifetime>& ts, c
                 return "'" + ts[i].name + "' is in place of a tensor the rule does not allow";
         }
     }
-    // Sweep by offset so only address-overlapping pairs are compared.
+    if (!c.parallelAware && !liveBuffersCollide(ts, bs)) return std::nullopt;
+    // Sweep by offset so only address-overlapping pairs are compared (quadratic when many buffers
+    // share an offset; reached only with the parallel-aware rule or to name a collision found above).
     std::vector<size_t> byOffset(ts.size());
     std::iota(byOffset.begin(), byOffset.end(), 0);
     std::sort(byOffset.begin(), byOffset.end(), [&](size_t a, size_t b) { return bs[a].offset < bs[b].offset; });

@@ -72,14 +72,10 @@ NodeId Rewriter::addNode(const std::string& opType, std::vector<ValueId> inputs,
     provenance.erase(std::unique(provenance.begin(), provenance.end()), provenance.end());
     // Insert before the earliest reader of any output, so the node list stays topological.
     NodeId before = kNone;
-    size_t bestPos = SIZE_MAX;
-    const auto& order = graph_.nodeOrder();
     for (ValueId v : outputs) {
         if (v == kNone) continue;
-        for (NodeId c : graph_.value(v).consumers) {
-            size_t pos = static_cast<size_t>(std::find(order.begin(), order.end(), c) - order.begin());
-            if (pos < bestPos) { bestPos = pos; before = c; }
-        }
+        for (NodeId c : graph_.value(v).consumers)
+            if (before == kNone || graph_.precedes(c, before)) before = c;
     }
     std::string name = graph_.uniqueNodeName(nameHint.empty() ? opType : nameHint);
     NodeId id = graph_.addNode(opType, std::move(inputs), std::move(outputs), std::move(attrs), name, domain, before);
@@ -110,16 +106,12 @@ NodeId Rewriter::replaceNodes(const std::vector<NodeId>& group, const std::strin
     provenance.erase(std::unique(provenance.begin(), provenance.end()), provenance.end());
     std::vector<std::string> removedNames = namesOf(group);
     // Position: where the last node of the group stood, so every input is already defined.
-    const auto& order = graph_.nodeOrder();
-    size_t lastPos = 0;
+    NodeId last = kNone;
     for (NodeId n : group)
-        lastPos = std::max(lastPos, static_cast<size_t>(std::find(order.begin(), order.end(), n) - order.begin()));
-    NodeId before = lastPos + 1 < order.size() ? order[lastPos + 1] : kNone;
+        if (last == kNone || graph_.precedes(last, n)) last = n;
     std::unordered_set<NodeId> inGroup(group.begin(), group.end());
-    while (before != kNone && inGroup.count(before)) {
-        auto it = std::find(order.begin(), order.end(), before);
-        before = (it + 1) != order.end() ? *(it + 1) : kNone;
-    }
+    NodeId before = last == kNone ? graph_.firstNode() : graph_.nextNode(last);
+    while (before != kNone && inGroup.count(before)) before = graph_.nextNode(before);
     // Erase the group (outputs keep their values; the new node becomes their producer).
     for (NodeId n : group) graph_.eraseNode(n);
     std::string name = graph_.uniqueNodeName(nameHint.empty() ? opType : nameHint);
@@ -191,6 +183,7 @@ void Rewriter::setInput(NodeId n, size_t slot, ValueId v, const std::string& rea
 
 void Rewriter::setAttribute(NodeId n, Attribute a, const std::string& reason) {
     graph_.node(n).setAttr(std::move(a));
+    graph_.noteSubgraphs(n);
     record(ChangeKind::Modified, {n}, reason);
 }
 
@@ -275,8 +268,7 @@ void Rewriter::removeFunction(size_t index, const std::string& reason) {
 
 bool Rewriter::isCapturedBySubgraph(ValueId v) const {
     const std::string& name = graph_.value(v).name;
-    for (NodeId n : graph_.nodeOrder()) {
-        if (!graph_.node(n).hasSubgraphs()) continue;
+    for (NodeId n : graph_.nodesWithSubgraphs()) {
         for (const auto& c : graph_.capturedNames(n))
             if (c == name) return true;
     }
@@ -284,12 +276,20 @@ bool Rewriter::isCapturedBySubgraph(ValueId v) const {
 }
 
 void Rewriter::removeDeadValues() {
-    for (ValueId v : graph_.valueIds()) {
+    auto isDead = [&](ValueId v) {
+        if (!graph_.hasValue(v)) return false;
         const Value& val = graph_.value(v);
-        if (val.producer == kNone && val.consumers.empty() && !val.isGraphInput && !val.isGraphOutput &&
-            !val.initializer && !val.isOuterScope)
-            graph_.removeValue(v);
+        return val.producer == kNone && val.consumers.empty() && !val.isGraphInput && !val.isGraphOutput &&
+               !val.initializer && !val.isOuterScope;
+    };
+    std::vector<ValueId> candidates = graph_.takeValuesThatMayHaveDied();
+    if (!deadValuesSwept_) {
+        // Values already dead before this rewriter's first edit are only found by a full sweep.
+        candidates = graph_.valueIds();
+        deadValuesSwept_ = true;
     }
+    for (ValueId v : candidates)
+        if (isDead(v)) graph_.removeValue(v);
 }
 
 void Rewriter::remark(RemarkKind kind, const std::vector<NodeId>& nodes, const std::string& message,

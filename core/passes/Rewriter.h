@@ -86,6 +86,7 @@ private:
 
     ir::Model& model_;
     ir::Graph& graph_;
+    bool deadValuesSwept_ = false;  ///< the first removeDeadValues() scans everything, later ones the edits
     std::string pass_;
     std::string graphPath_;
     std::string rule_;

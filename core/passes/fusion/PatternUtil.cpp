@@ -46,8 +46,7 @@ NodeId producerOf(const Graph& g, ValueId v, const std::string& opType) {
 std::vector<NodeId> subgraphReaders(const Graph& g, ValueId v) {
     std::vector<NodeId> out;
     const std::string& name = g.value(v).name;
-    for (NodeId n : g.nodeOrder()) {
-        if (!g.node(n).hasSubgraphs()) continue;
+    for (NodeId n : g.nodesWithSubgraphs()) {
         auto names = g.capturedNames(n);
         if (std::binary_search(names.begin(), names.end(), name)) out.push_back(n);
     }
