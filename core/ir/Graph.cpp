@@ -392,23 +392,30 @@ std::optional<std::vector<NodeId>> Graph::topologicalOrder() const {
 
 std::optional<NodeId> Graph::nodeOnCycle() const {
     if (topologicalOrder()) return std::nullopt;
-    // Walk producer links backwards from an unsortable node until a node repeats.
+    // Walk producer links backwards until a node repeats; iterative, a cycle may be 100k nodes long.
     std::vector<int> state(nodes_.size(), 0);  // 0 new, 1 on stack, 2 done
-    std::function<std::optional<NodeId>(NodeId)> dfs = [&](NodeId n) -> std::optional<NodeId> {
-        state[n] = 1;
-        for (ValueId v : readsOf(n)) {
-            NodeId p = values_[v]->producer;
+    std::vector<std::pair<NodeId, std::vector<ValueId>>> stack;  // (node, reads not yet followed)
+    for (NodeId root : order_) {
+        if (state[root] != 0) continue;
+        state[root] = 1;
+        stack.push_back({root, readsOf(root)});
+        while (!stack.empty()) {
+            auto& [n, reads] = stack.back();
+            if (reads.empty()) {
+                state[n] = 2;
+                stack.pop_back();
+                continue;
+            }
+            NodeId p = values_[reads.back()]->producer;
+            reads.pop_back();
             if (p == kNone) continue;
             if (state[p] == 1) return p;
-            if (state[p] == 0)
-                if (auto r = dfs(p)) return r;
+            if (state[p] == 0) {
+                state[p] = 1;
+                stack.push_back({p, readsOf(p)});
+            }
         }
-        state[n] = 2;
-        return std::nullopt;
-    };
-    for (NodeId n : order_)
-        if (state[n] == 0)
-            if (auto r = dfs(n)) return r;
+    }
     return std::nullopt;
 }
 

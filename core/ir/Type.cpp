@@ -45,6 +45,16 @@ std::string TypeInfo::toString() const {
     return s;
 }
 
+std::optional<int64_t> checkedProduct(const std::vector<int64_t>& dims, int64_t factor) {
+    int64_t n = factor;
+    if (n < 0) return std::nullopt;
+    for (int64_t d : dims) {
+        if (d < 0 || (d != 0 && n > INT64_MAX / d)) return std::nullopt;
+        n *= d;
+    }
+    return n;
+}
+
 int64_t checkedElementCount(const std::vector<int64_t>& dims, const std::string& what) {
     int64_t n = 1;
     for (int64_t d : dims) {
