@@ -8,6 +8,7 @@
 #include "eval/TensorOps.h"
 #include "ir/Error.h"
 #include "ir/Type.h"
+#include "ir/CheckedMath.h"
 
 namespace passlens::eval {
 

@@ -1,5 +1,6 @@
 #include "ir/Type.h"
 
+#include "ir/CheckedMath.h"
 #include "ir/Error.h"
 
 namespace passlens::ir {

@@ -51,9 +51,6 @@ struct TypeInfo {
     std::string toString() const;
 };
 
-/// The one overflow-checked product of shapes: dims (times `factor`, e.g. an element size), or
-/// nullopt when a dim is negative or the product overflows int64.
-std::optional<int64_t> checkedProduct(const std::vector<int64_t>& dims, int64_t factor = 1);
 /// Multiplies dims, throwing BadInput (naming `what`) when the product overflows int64.
 int64_t checkedElementCount(const std::vector<int64_t>& dims, const std::string& what);
 

@@ -8,6 +8,7 @@
 #include "ir/Error.h"
 #include "analysis/OpRegistry.h"
 #include "memory/MemoryPlan.h"
+#include "ir/CheckedMath.h"
 
 namespace passlens::memory {
 

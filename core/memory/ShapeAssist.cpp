@@ -10,6 +10,7 @@
 #include "memory/MemoryPlan.h"
 #include "onnx/Export.h"
 #include "onnx/ProtoConvert.h"
+#include "ir/CheckedMath.h"
 
 namespace passlens::memory {
 

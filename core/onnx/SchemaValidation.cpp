@@ -4,6 +4,7 @@
 #include <onnx/onnx_pb.h>
 
 #include <algorithm>
+#include <limits>
 #include <map>
 #include <vector>
 
@@ -261,7 +262,40 @@ void checkNodeValues(const ir::Graph& g, const ir::Node& n) {
         for (int64_t axis : axes->ints) checkAxis(n, "axes", axis, *rank + static_cast<int64_t>(axes->ints.size()));
 }
 
+// The loosest bounds over every opset of each default-domain op.
+struct Envelope {
+    int minInputs = std::numeric_limits<int>::max(), maxInputs = 0, minOutputs = std::numeric_limits<int>::max(), maxOutputs = 0;
+};
+
+const std::unordered_map<std::string, Envelope>& envelopes() {
+    static const auto table = [] {
+        std::unordered_map<std::string, Envelope> t;
+        for (const auto& s : onnx::OpSchemaRegistry::get_all_schemas_with_history()) {
+            if (!s.domain().empty()) continue;
+            auto& e = t[s.Name()];
+            e.minInputs = std::min(e.minInputs, s.min_input());
+            e.maxInputs = std::max(e.maxInputs, s.max_input());
+            e.minOutputs = std::min(e.minOutputs, s.min_output());
+            e.maxOutputs = std::max(e.maxOutputs, s.max_output());
+        }
+        return t;
+    }();
+    return table;
+}
+
 }  // namespace
+
+bool fitsSchemaEnvelope(const ir::Node& n) {
+    if (!n.domain.empty() && n.domain != "ai.onnx") return true;
+    auto it = envelopes().find(n.opType);
+    if (it == envelopes().end()) return true;
+    const Envelope& e = it->second;
+    const int ins = static_cast<int>(n.inputs.size()), outs = static_cast<int>(n.outputs.size());
+    if (ins < e.minInputs || ins > e.maxInputs || outs < e.minOutputs || outs > e.maxOutputs) return false;
+    for (int i = 0; i < e.minInputs; ++i)
+        if (n.inputs[static_cast<size_t>(i)] == ir::kNone) return false;
+    return e.minOutputs == 0 || n.outputs[0] != ir::kNone;
+}
 
 void validateAgainstSchemas(const onnx::ModelProto& mp, const OpsetMap& opsets) { SchemaValidator(mp, opsets).run(); }
 

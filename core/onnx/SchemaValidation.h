@@ -14,6 +14,7 @@ class ModelProto;
 
 namespace passlens::ir {
 struct Model;
+struct Node;
 }
 
 namespace passlens::onnxio {
@@ -25,6 +26,11 @@ using OpsetMap = std::unordered_map<std::string, int64_t>;
 /// every call of a model-local function against the function's signature, and the function call
 /// graph for recursion. Throws BadInput: "node 'erf1' (Erf): 0 inputs, the schema needs 1".
 void validateAgainstSchemas(const onnx::ModelProto& mp, const OpsetMap& opsets);
+
+/// For pattern matchers: true when a default-domain node's input and output counts fit its op's
+/// schema in some opset, and its required inputs and first output are present (not omitted).
+/// Ops without a schema pass. Import already enforces this; graphs built in code may not.
+bool fitsSchemaEnvelope(const ir::Node& n);
 
 /// After conversion (types known): axis and permutation attributes must fit the input's rank.
 /// Throws BadInput: "node 'transpose1' (Transpose): perm [0, 7] is not a permutation of 0..1".

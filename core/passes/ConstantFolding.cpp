@@ -11,6 +11,7 @@
 #include "ir/Builder.h"
 #include "ir/Error.h"
 #include "passes/BasicPasses.h"
+#include "ir/CheckedMath.h"
 
 namespace passlens::passes {
 

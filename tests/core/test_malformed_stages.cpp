@@ -3,6 +3,10 @@
 // still never crash on nodes a pattern does not expect (Erf or Sigmoid without inputs, ...).
 #include <gtest/gtest.h>
 
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+
 #include "MalformedModels.h"
 #include "Stages.h"
 
@@ -54,4 +58,20 @@ TEST(MalformedStages, UnvalidatedNodesNeverCrashAStage) {
         }
     }
     EXPECT_GE(imported, 10);  // most malformed nodes reach the passes when validation is off
+}
+
+// Inputs the fuzzers once crashed on (tests/fuzz/regressions): every stage refuses or takes them.
+TEST(FuzzRegressions, EveryFileThroughEveryStage) {
+    int files = 0;
+    for (const auto& entry : std::filesystem::directory_iterator(PASSLENS_FUZZ_REGRESSIONS)) {
+        if (entry.path().extension() == ".md") continue;
+        std::ifstream in(entry.path(), std::ios::binary);
+        const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+        for (Stage s : kEveryStage) {
+            SCOPED_TRACE(entry.path().filename().string() + " / " + fuzz::stageName(s));
+            (void)fuzz::runStage(s, bytes);
+        }
+        ++files;
+    }
+    RecordProperty("files", files);
 }

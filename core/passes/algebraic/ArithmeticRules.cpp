@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "passes/algebraic/Rules.h"
+#include "ir/CheckedMath.h"
 
 namespace passlens::passes::algebraic {
 
