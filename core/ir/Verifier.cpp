@@ -24,7 +24,8 @@ void verifyIn(const Graph& g, Scope& scope, const std::string& where, VerifyResu
     auto order = g.topologicalOrder();
     if (!order) {
         auto n = g.nodeOnCycle();
-        r.problems.push_back(where + "has a cycle through node '" + (n ? g.node(*n).displayName() : "?") + "'");
+        const std::string subject = where.empty() ? "graph '" + g.name + "' " : where;
+        r.problems.push_back(subject + "has a cycle through node '" + (n ? g.node(*n).displayName() : "?") + "'");
         return;
     }
     for (NodeId id : *order) {

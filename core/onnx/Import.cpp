@@ -290,6 +290,7 @@ static Model importParsed(onnx::ModelProto& mp, const std::string& baseDir, cons
                     if (d.has_dim_param() && d.dim_param() == name) d.set_dim_value(value);
         }
     }
+    if (!options.validateOps) validateFunctionCalls(mp);  // validateAgainstSchemas covers it otherwise
     if (options.inferShapes) {
         runShapeInference(mp, m);
         checkShapesFit(mp.graph());  // inferred shapes too: an Expand to 2^93 elements is caught here

@@ -18,6 +18,8 @@ namespace {
 std::string normalDomain(const std::string& d) { return d == "ai.onnx" ? "" : d; }
 std::string functionKey(const std::string& domain, const std::string& name) { return normalDomain(domain) + ":" + name; }
 
+std::string count(int n, const char* noun) { return std::to_string(n) + " " + noun + (n == 1 ? "" : "s"); }
+
 std::string nodeText(const onnx::NodeProto& np) {
     return "node '" + (np.name().empty() ? np.op_type() : np.name()) + "' (" + np.op_type() + ")";
 }
@@ -49,7 +51,9 @@ struct FunctionSignature {
 
 class SchemaValidator {
 public:
-    SchemaValidator(const onnx::ModelProto& mp, const OpsetMap& opsets) : mp_(mp), modelOpsets_(opsets) {
+    /// `checkSchemas = false`: only the model-local function calls (arity, recursion).
+    SchemaValidator(const onnx::ModelProto& mp, const OpsetMap& opsets, bool checkSchemas)
+        : mp_(mp), modelOpsets_(opsets), checkSchemas_(checkSchemas) {
         for (size_t i = 0; i < static_cast<size_t>(mp.functions_size()); ++i) {
             const auto& f = mp.functions(static_cast<int>(i));
             functions_[functionKey(f.domain(), f.name())] = {f.input_size(), f.output_size(), i};
@@ -89,6 +93,7 @@ private:
             if (inFunction != kNoFunction) calls_[inFunction].push_back(f->second.index);
             return;
         }
+        if (!checkSchemas_) return;
         auto version = opsets.find(domain);
         if (version == opsets.end()) return;  // checkOpsKnown reports domains the model does not import
         const auto* schema = onnx::OpSchemaRegistry::Schema(np.op_type(), static_cast<int>(version->second), domain);
@@ -100,11 +105,11 @@ private:
     static void checkCall(const onnx::NodeProto& np, const FunctionSignature& f, const std::string& where) {
         // Fewer inputs or outputs than declared is allowed (trailing optional ones), more is not.
         if (np.input_size() > f.inputs)
-            throwBadInput(where + nodeText(np) + ": " + std::to_string(np.input_size()) + " inputs, the model-local function takes " +
+            throwBadInput(where + nodeText(np) + ": " + count(np.input_size(), "input") + ", the model-local function takes " +
                           std::to_string(f.inputs));
         if (np.output_size() > f.outputs)
-            throwBadInput(where + nodeText(np) + ": " + std::to_string(np.output_size()) +
-                          " outputs, the model-local function has " + std::to_string(f.outputs));
+            throwBadInput(where + nodeText(np) + ": " + count(np.output_size(), "output") + ", the model-local function has " +
+                          std::to_string(f.outputs));
     }
 
     static std::string bounds(int lo, int hi) {
@@ -115,10 +120,10 @@ private:
 
     static void checkCounts(const onnx::NodeProto& np, const onnx::OpSchema& schema, const std::string& where) {
         if (np.input_size() < schema.min_input() || np.input_size() > schema.max_input())
-            throwBadInput(where + nodeText(np) + ": " + std::to_string(np.input_size()) + " inputs, the schema takes " +
+            throwBadInput(where + nodeText(np) + ": " + count(np.input_size(), "input") + ", the schema takes " +
                           bounds(schema.min_input(), schema.max_input()));
         if (np.output_size() < schema.min_output() || np.output_size() > schema.max_output())
-            throwBadInput(where + nodeText(np) + ": " + std::to_string(np.output_size()) + " outputs, the schema takes " +
+            throwBadInput(where + nodeText(np) + ": " + count(np.output_size(), "output") + ", the schema takes " +
                           bounds(schema.min_output(), schema.max_output()));
         // A required (single, non-optional) input may not be the empty name of an omitted one.
         const auto& formal = schema.inputs();
@@ -186,6 +191,7 @@ private:
 
     const onnx::ModelProto& mp_;
     const OpsetMap& modelOpsets_;
+    const bool checkSchemas_;
     std::unordered_map<std::string, FunctionSignature> functions_;
     std::vector<std::vector<size_t>> calls_;  ///< per function: the functions its body calls
 };
@@ -209,11 +215,14 @@ std::string intsText(const std::vector<int64_t>& v) {
     throwBadInput("node '" + n.displayName() + "' (" + n.opType + "): " + what);
 }
 
-void checkAxis(const ir::Node& n, const std::string& attr, int64_t axis, int64_t rank) {
-    if (axis < -rank || axis >= rank)
+/// `axis` must lie in [lo, hi].
+void checkAxis(const ir::Node& n, const std::string& attr, int64_t axis, int64_t lo, int64_t hi, int64_t rank) {
+    if (axis < lo || axis > hi)
         throwNode(n, attr + " " + std::to_string(axis) + " is out of range for rank " + std::to_string(rank) + " (valid: " +
-                         std::to_string(-rank) + ".." + std::to_string(rank - 1) + ")");
+                         std::to_string(lo) + ".." + std::to_string(hi) + ")");
 }
+
+void checkAxis(const ir::Node& n, const std::string& attr, int64_t axis, int64_t rank) { checkAxis(n, attr, axis, -rank, rank - 1, rank); }
 
 void checkPermutation(const ir::Node& n, std::optional<int64_t> rank) {
     const auto* perm = n.attr("perm");
@@ -229,7 +238,8 @@ void checkPermutation(const ir::Node& n, std::optional<int64_t> rank) {
         throwNode(n, "perm " + intsText(p) + " has " + std::to_string(p.size()) + " entries for an input of rank " + std::to_string(*rank));
 }
 
-// Ops whose integer attribute names an axis of input 0; `extra` widens the range (Flatten: r + 1 positions).
+// Ops whose integer attribute names an axis of input 0; `extra` widens the range (Flatten's axis
+// may be r, OneHot's indexes the output, of rank r + 1).
 struct AxisAttr {
     const char* op;
     const char* attr;
@@ -252,7 +262,10 @@ void checkNodeValues(const ir::Graph& g, const ir::Node& n) {
     for (const auto& a : kAxisAttrs) {
         if (n.opType != a.op) continue;
         const auto* attr = n.attr(a.attr);
-        if (attr && attr->kind == ir::AttrKind::Int) checkAxis(n, a.attr, attr->i, *rank + a.extra);
+        if (!attr || attr->kind != ir::AttrKind::Int) continue;
+        if (a.extra == 0) checkAxis(n, a.attr, attr->i, *rank);
+        else if (n.opType == "Flatten") checkAxis(n, a.attr, attr->i, -*rank, *rank, *rank);
+        else checkAxis(n, a.attr, attr->i, -*rank - 1, *rank, *rank);
     }
     const auto* axes = n.attr("axes");
     if (!axes || axes->kind != ir::AttrKind::Ints) return;
@@ -297,7 +310,9 @@ bool fitsSchemaEnvelope(const ir::Node& n) {
     return e.minOutputs == 0 || n.outputs[0] != ir::kNone;
 }
 
-void validateAgainstSchemas(const onnx::ModelProto& mp, const OpsetMap& opsets) { SchemaValidator(mp, opsets).run(); }
+void validateAgainstSchemas(const onnx::ModelProto& mp, const OpsetMap& opsets) { SchemaValidator(mp, opsets, true).run(); }
+
+void validateFunctionCalls(const onnx::ModelProto& mp) { SchemaValidator(mp, {}, false).run(); }
 
 void validateAttributeValues(const ir::Model& m) {
     auto check = [](const ir::Graph& g) {

@@ -24,8 +24,12 @@ using OpsetMap = std::unordered_map<std::string, int64_t>;
 
 /// Checks every node of the main graph, its subgraphs and every function body against its schema,
 /// every call of a model-local function against the function's signature, and the function call
-/// graph for recursion. Throws BadInput: "node 'erf1' (Erf): 0 inputs, the schema needs 1".
+/// graph for recursion. Throws BadInput: "node 'erf1' (Erf): 0 inputs, the schema takes 1".
 void validateAgainstSchemas(const onnx::ModelProto& mp, const OpsetMap& opsets);
+
+/// Only the model-local function checks (call arity, no recursion); import runs them even when op
+/// validation is off, because libonnx's shape inference recurses without end on a recursive function.
+void validateFunctionCalls(const onnx::ModelProto& mp);
 
 /// For pattern matchers: true when a default-domain node's input and output counts fit its op's
 /// schema in some opset, and its required inputs and first output are present (not omitted).

@@ -5,6 +5,7 @@
 
 #include "passes/algebraic/Rules.h"
 #include "ir/CheckedMath.h"
+#include "ir/Error.h"
 
 namespace passlens::passes::algebraic {
 
