@@ -14,6 +14,7 @@
 #include "eval/MemoryBudget.h"
 #include "ir/CheckedMath.h"
 #include "ir/Error.h"
+#include "onnx/Export.h"
 #include "onnx/Import.h"
 #include "onnx/SchemaValidation.h"
 
@@ -120,24 +121,7 @@ TEST(MemoryBudget, RunStopsNamingTheNodeAndRunsUnderABudgetThatFits) {
 
 TEST(MemoryBudget, CliMaxMemoryOption) {
     std::string path = test::tempDir("budget") + "/relu.onnx";
-    {
-        onnx::ModelProto mp;
-        mp.set_ir_version(8);
-        mp.add_opset_import()->set_version(17);
-        auto* g = mp.mutable_graph();
-        g->set_name("g");
-        auto* in = g->add_input();
-        in->set_name("x");
-        in->mutable_type()->mutable_tensor_type()->set_elem_type(onnx::TensorProto::FLOAT);
-        for (int64_t d : {1024, 1024}) in->mutable_type()->mutable_tensor_type()->mutable_shape()->add_dim()->set_dim_value(d);
-        auto* n = g->add_node();
-        n->set_op_type("Relu");
-        n->set_name("relu1");
-        n->add_input("x");
-        n->add_output("y");
-        g->add_output()->set_name("y");
-        std::ofstream(path, std::ios::binary) << mp.SerializeAsString();
-    }
+    std::ofstream(path, std::ios::binary) << onnxio::exportModelBytes(reluModel(1024));
     auto ok = test::runCli({"run", path, "--max-memory", "16M"});
     EXPECT_EQ(ok.exitCode, 0) << ok.err;
     auto tight = test::runCli({"run", path, "--max-memory", "2M"});  // the 4 MiB random input already exceeds it
