@@ -7,7 +7,7 @@
 #include <chrono>
 #include <filesystem>
 
-#include "MalformedModels.h"
+#include "gen/malformed/MalformedModels.h"
 #include "TestSupport.h"
 
 using namespace passlens;

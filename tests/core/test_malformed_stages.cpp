@@ -7,8 +7,8 @@
 #include <fstream>
 #include <iterator>
 
-#include "MalformedModels.h"
-#include "Stages.h"
+#include "gen/malformed/MalformedModels.h"
+#include "fuzz/Stages.h"
 
 using namespace passlens;
 using fuzz::Stage;

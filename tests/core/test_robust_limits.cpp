@@ -7,7 +7,7 @@
 
 #include <fstream>
 
-#include "MalformedModels.h"
+#include "gen/malformed/MalformedModels.h"
 #include "PassTestSupport.h"
 #include "TestSupport.h"
 #include "eval/Interpreter.h"

@@ -11,7 +11,7 @@
 #include <QtTest>
 
 #include "MainWindow.h"
-#include "MalformedModels.h"
+#include "gen/malformed/MalformedModels.h"
 #include "onnx/Import.h"
 #include "stepper/StepperPanel.h"
 
