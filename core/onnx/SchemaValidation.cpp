@@ -144,8 +144,9 @@ private:
                 throwBadInput(where + nodeText(np) + ": attribute '" + a.name() + "' is " + attrTypeName(got) +
                               ", the schema declares " + attrTypeName(want));
         }
-        for (const auto& [name, attr] : schema.attributes()) {
-            if (!attr.required) continue;
+        for (const auto& entry : schema.attributes()) {
+            const std::string& name = entry.first;  // a plain reference: clang 14 cannot capture bindings
+            if (!entry.second.required) continue;
             bool present = std::any_of(np.attribute().begin(), np.attribute().end(), [&](const auto& a) { return a.name() == name; });
             if (!present) throwBadInput(where + nodeText(np) + ": required attribute '" + name + "' is missing");
         }
