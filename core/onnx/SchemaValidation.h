@@ -31,8 +31,8 @@ void validateAgainstSchemas(const onnx::ModelProto& mp, const OpsetMap& opsets);
 /// validation is off, because libonnx's shape inference recurses without end on a recursive function.
 void validateFunctionCalls(const onnx::ModelProto& mp);
 
-/// For pattern matchers: true when a default-domain node's input and output counts fit its op's
-/// schema in some opset, and its required inputs and first output are present (not omitted).
+/// For pattern matchers: true when a default-domain node has at least the inputs and outputs its
+/// op's schema requires in every opset, and its required inputs and first output are present.
 /// Ops without a schema pass. Import already enforces this; graphs built in code may not.
 bool fitsSchemaEnvelope(const ir::Node& n);
 
