@@ -69,7 +69,7 @@ run_stages() {
       tail -40 "$build/fuzz-$stage.log" >&2
       found=1
     fi
-    grep -E "stat::number_of_executed_runs|stat::peak_rss_mb" "$build/fuzz-$stage.log" | sed "s/^/fuzz: $stage /" >&2 || true
+    grep -E "stat::number_of_executed_units|stat::average_exec_per_sec|stat::peak_rss_mb" "$build/fuzz-$stage.log" | sed "s/^/fuzz: $stage /" >&2 || true
   done
   return $found
 }
