@@ -25,6 +25,9 @@ case "$mode" in
     # Qt tests run without a display; ctest prints the closing "N tests passed" summary.
     export QT_QPA_PLATFORM=offscreen
     ctest --test-dir "$build" --output-on-failure --parallel "$jobs" --timeout 1500
+    # Bounded fuzz run: every stage's libFuzzer target, 20 s each, on a clang build in
+    # build-fuzz (docs/fuzzing.md). FUZZ=0 skips it.
+    if [ "${FUZZ:-1}" != 0 ]; then MODELS_DIR="$build/models" JOBS="$jobs" tests/fuzz/fuzz.sh ci; fi
     ;;
   *)
     echo "usage: packaging/dev.sh app [MODEL] | test" >&2

@@ -4,6 +4,7 @@
 #include "cli/Command.h"
 #include "cli/ModelInputs.h"
 #include "eval/Interpreter.h"
+#include "eval/MemoryBudget.h"
 #include "eval/RunSupport.h"
 #include "ir/Error.h"
 #include "onnx/Import.h"
@@ -21,11 +22,12 @@ std::string fmt(double v) {
 }  // namespace
 
 REGISTER_COMMAND({
-    "run", "run MODEL [--input-dir D] [--seed N] [--out-dir D] [--dim NAME=V] [--json]",
+    "run", "run MODEL [--input-dir D] [--seed N] [--out-dir D] [--dim NAME=V] [--max-memory BYTES] [--json]",
     "Runs the model on the CPU reference interpreter (seeded random inputs unless --input-dir) and prints each output.",
-    {"--input-dir", "--seed", "--out-dir"},
+    {"--input-dir", "--seed", "--out-dir", "--max-memory"},
     [](const Args& args, std::ostream& out, std::ostream& err) {
-        args.expectOnly({"--input-dir", "--seed", "--out-dir", "--json"});
+        args.expectOnly({"--input-dir", "--seed", "--out-dir", "--max-memory", "--json"});
+        eval::MemoryBudgetScope budget(maxMemoryOption(args));
         onnxio::ImportOptions options;
         options.pinnedDims = args.dims();
         auto model = onnxio::importModelFile(args.positional(0, "MODEL"), options);

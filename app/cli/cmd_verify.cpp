@@ -7,6 +7,7 @@
 #include "cli/Command.h"
 #include "cli/ModelInputs.h"
 #include "eval/Interpreter.h"
+#include "eval/MemoryBudget.h"
 #include "ir/Error.h"
 #include "onnx/Import.h"
 
@@ -23,11 +24,12 @@ std::string fmt(double v) {
 }  // namespace
 
 REGISTER_COMMAND({
-    "verify", "verify A B [--seed N] [--rtol R] [--atol A] [--dim NAME=V] [--json]",
+    "verify", "verify A B [--seed N] [--rtol R] [--atol A] [--dim NAME=V] [--max-memory BYTES] [--json]",
     "Runs two models on the same seeded random inputs and compares outputs (|a-b| <= atol + rtol*|b|); exit 1 on mismatch.",
-    {"--seed", "--rtol", "--atol"},
+    {"--seed", "--rtol", "--atol", "--max-memory"},
     [](const Args& args, std::ostream& out, std::ostream& err) {
-        args.expectOnly({"--seed", "--rtol", "--atol", "--json"});
+        args.expectOnly({"--seed", "--rtol", "--atol", "--max-memory", "--json"});
+        eval::MemoryBudgetScope budget(maxMemoryOption(args));
         const double rtol = args.nonNegativeOption("--rtol", 1e-4), atol = args.nonNegativeOption("--atol", 1e-5);
         const uint64_t seed = args.unsignedOption("--seed", 0);
         onnxio::ImportOptions options;

@@ -9,6 +9,7 @@
 #include <unordered_map>
 
 #include "eval/Kernel.h"
+#include "eval/MemoryBudget.h"
 #include "ir/Error.h"
 
 namespace passlens::eval {
@@ -82,7 +83,7 @@ public:
                     throwBadInput("node " + n.displayName() + " reads '" + g.value(v).name + "', which has no value");
                 ins.push_back(std::move(t));
             }
-            auto outs = runNode(g, n, std::move(ins), &scope);
+            auto outs = runNodeNamed(g, n, std::move(ins), &scope);
             for (size_t k = 0; k < n.outputs.size(); ++k) {
                 if (n.outputs[k] == kNone) continue;
                 if (k >= outs.size() || !outs[k]) {
@@ -105,6 +106,17 @@ public:
             result.push_back(std::move(t));
         }
         return result;
+    }
+
+    /// runNode, with the node named in any error that does not name it yet.
+    std::vector<TensorPtr> runNodeNamed(const Graph& g, const Node& n, std::vector<TensorPtr> ins, const Scope* scope) {
+        try {
+            return runNode(g, n, std::move(ins), scope);
+        } catch (const Error& e) {
+            const std::string msg = e.what();
+            if (e.kind() == ErrorKind::Cancelled || msg.find(n.displayName()) != std::string::npos) throw;
+            throw Error(e.kind(), "node '" + n.displayName() + "' (" + n.opType + "): " + msg);
+        }
     }
 
     std::vector<TensorPtr> runNode(const Graph& g, const Node& n, std::vector<TensorPtr> ins, const Scope* scope) {
@@ -150,6 +162,14 @@ public:
     std::vector<TensorPtr> runFunction(const Function& f, const Node& call, const std::vector<TensorPtr>& ins,
                                        const Scope* scope) {
         if (!f.body) throwBadInput("function '" + f.name + "' has no body");
+        // Import rejects recursive functions; graphs built in code get a clear error, not a stack overflow.
+        if (callDepth_ >= kMaxCallDepth)
+            throwBadInput("function '" + f.name + "' is called more than " + std::to_string(kMaxCallDepth) + " levels deep (recursion?)");
+        struct DepthGuard {
+            int& d;
+            explicit DepthGuard(int& depth) : d(depth) { ++d; }
+            ~DepthGuard() { --d; }
+        } depthGuard(callDepth_);
         // Substitute attribute references with the caller's attributes.
         auto body = cloneGraph(*f.body);
         body->forEachGraph([&](Graph& sg) {
@@ -223,6 +243,8 @@ private:
     const Model& m_;
     const RunOptions* opts_;
     const std::vector<OpsetImport>* opsets_ = nullptr;
+    static constexpr int kMaxCallDepth = 64;
+    int callDepth_ = 0;
     bool trace_ = std::getenv("PASSLENS_EVAL_TRACE") != nullptr;  ///< debugging aid: print each node's output shapes
 };
 
@@ -230,7 +252,8 @@ bool typeAllowed(const KernelInfo& k, DataType dt) {
     return k.types.empty() || dt == DataType::Undefined || std::find(k.types.begin(), k.types.end(), dt) != k.types.end();
 }
 
-bool checkNode(const Model& m, const Graph* g, const Node& n, std::string* why, const std::vector<OpsetImport>* opsets) {
+bool checkNode(const Model& m, const Graph* g, const Node& n, std::string* why, const std::vector<OpsetImport>* opsets,
+               int callDepth = 0) {
     const std::string domain = canonicalDomain(n.domain);
     int64_t opset = m.opsetFor(domain);
     if (opsets)
@@ -243,8 +266,12 @@ bool checkNode(const Model& m, const Graph* g, const Node& n, std::string* why, 
         const Function* f = m.findFunction(n.domain, n.opType);
         if (!f) f = m.findFunction(domain, n.opType);
         if (f && f->body) {
+            if (callDepth >= 64) {
+                if (why) *why = "function '" + f->name + "' is called more than 64 levels deep (recursion?)";
+                return false;
+            }
             for (NodeId id : f->body->nodeOrder())
-                if (!checkNode(m, nullptr, f->body->node(id), why, &f->opsetImports)) return false;
+                if (!checkNode(m, nullptr, f->body->node(id), why, &f->opsetImports, callDepth + 1)) return false;
             return true;
         }
         if (why) *why = prefix + " is not supported";
@@ -288,10 +315,10 @@ bool checkNode(const Model& m, const Graph* g, const Node& n, std::string* why, 
     for (const auto& a : n.attributes) {
         if (a.g)
             for (NodeId id : a.g->nodeOrder())
-                if (!checkNode(m, a.g.get(), a.g->node(id), why, opsets)) return false;
+                if (!checkNode(m, a.g.get(), a.g->node(id), why, opsets, callDepth)) return false;
         for (const auto& sg : a.graphs)
             for (NodeId id : sg->nodeOrder())
-                if (!checkNode(m, sg.get(), sg->node(id), why, opsets)) return false;
+                if (!checkNode(m, sg.get(), sg->node(id), why, opsets, callDepth)) return false;
     }
     return true;
 }
@@ -306,6 +333,7 @@ std::vector<ValueId> runtimeInputs(const Graph& g) {
 }
 
 std::vector<TensorPtr> run(const Model& m, const std::vector<TensorPtr>& inputs, const RunOptions& o) {
+    MemoryBudgetScope budget(o.maxMemoryBytes);
     Executor ex(m, &o);
     return ex.runGraph(m.graph, inputs, nullptr, true);
 }
@@ -313,7 +341,7 @@ std::vector<TensorPtr> run(const Model& m, const std::vector<TensorPtr>& inputs,
 std::vector<TensorPtr> evalNode(const Model& m, const Graph& g, NodeId n, const std::vector<TensorPtr>& inputs) {
     Executor ex(m, nullptr);
     Scope scope(g, nullptr);
-    return ex.runNode(g, g.node(n), inputs, &scope);
+    return ex.runNodeNamed(g, g.node(n), inputs, &scope);
 }
 
 bool isSupported(const Model& m, const Node& n, std::string* whyNot) { return checkNode(m, nullptr, n, whyNot, nullptr); }

@@ -17,6 +17,8 @@ struct RunOptions {
     std::vector<std::pair<std::string, int64_t>> dims;   ///< --dim pins for symbolic input dims
     const std::atomic<bool>* cancel = nullptr;            ///< checked between nodes; throws Error(Cancelled)
     std::function<void(size_t done, size_t total)> progress;  ///< optional, main graph nodes only
+    /// Largest tensor the run may create, in bytes (--max-memory); 0 = half the physical memory.
+    int64_t maxMemoryBytes = 0;
 };
 
 /// Runs the main graph. `inputs` follow the order of the graph's non-initializer inputs.

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <limits>
 
+#include "eval/MemoryBudget.h"
 #include "ir/DataType.h"
 #include "ir/Type.h"
 
@@ -17,8 +18,7 @@ OutTensor::OutTensor(DataType dt, std::vector<int64_t> dims) : dt_(dt), dims_(st
     count_ = checkedElementCount(dims_, "output " + shapeText(dims_));
     const size_t es = elementSize(dt);
     if (es == 0) unsupportedType("tensor", dt);
-    if (count_ > (int64_t(1) << 36) / int64_t(es)) throwBadInput("output " + shapeText(dims_) + " is too large");
-    bytes_.assign(static_cast<size_t>(count_) * es, '\0');
+    bytes_.assign(static_cast<size_t>(checkedAllocation(dims_, es)), '\0');
 }
 
 TensorPtr OutTensor::finish() {

@@ -1,5 +1,6 @@
 #include "ir/Type.h"
 
+#include "ir/CheckedMath.h"
 #include "ir/Error.h"
 
 namespace passlens::ir {
@@ -43,6 +44,16 @@ std::string TypeInfo::toString() const {
     s += shape ? shape->toString() : "?";
     s += ']';
     return s;
+}
+
+std::optional<int64_t> checkedProduct(const std::vector<int64_t>& dims, int64_t factor) {
+    int64_t n = factor;
+    if (n < 0) return std::nullopt;
+    for (int64_t d : dims) {
+        if (d < 0 || (d != 0 && n > INT64_MAX / d)) return std::nullopt;
+        n *= d;
+    }
+    return n;
 }
 
 int64_t checkedElementCount(const std::vector<int64_t>& dims, const std::string& what) {

@@ -24,7 +24,7 @@ void verifyIn(const Graph& g, Scope& scope, const std::string& where, VerifyResu
     auto order = g.topologicalOrder();
     if (!order) {
         std::vector<NodeId> cycle = g.findCycle();
-        r.problems.push_back(where + "has a cycle through node '" +
+        r.problems.push_back((where.empty() ? "graph '" + g.name + "' " : where) + "has a cycle through node '" +
                              (cycle.empty() ? std::string("?") : g.node(cycle.front()).displayName()) + "' (" +
                              g.describeCycle(cycle) + ")");
         return;

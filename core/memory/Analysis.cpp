@@ -9,6 +9,7 @@
 #include "ir/Error.h"
 #include "analysis/OpRegistry.h"
 #include "memory/MemoryPlan.h"
+#include "ir/CheckedMath.h"
 
 namespace passlens::memory {
 
@@ -20,14 +21,8 @@ std::optional<int64_t> tensorBytes(const ir::TypeInfo& t) {
     if (!t.isTensor() || !t.shape) return std::nullopt;
     size_t elem = ir::elementSize(t.elemType);
     if (elem == 0) return std::nullopt;
-    int64_t count = 1;
-    for (const auto& d : t.shape->dims) {
-        if (!d.isStatic() || *d.value < 0) return std::nullopt;
-        if (*d.value != 0 && count > std::numeric_limits<int64_t>::max() / *d.value) return std::nullopt;
-        count *= *d.value;
-    }
-    if (count > std::numeric_limits<int64_t>::max() / static_cast<int64_t>(elem)) return std::nullopt;
-    return count * static_cast<int64_t>(elem);
+    if (!t.shape->isStatic()) return std::nullopt;
+    return ir::checkedProduct(t.shape->staticDims(), static_cast<int64_t>(elem));
 }
 
 namespace {
@@ -57,9 +52,10 @@ std::optional<int64_t> convWorkspace(const ir::Graph& g, const ir::Node& n) {
     auto wd = w.shape->staticDims();
     auto yd = y.shape->staticDims();
     if (wd.size() < 3 || yd.size() != wd.size()) return std::nullopt;
-    int64_t kernel = 1, spatial = 1;
-    for (size_t i = 2; i < wd.size(); ++i) kernel *= wd[i];
-    for (size_t i = 2; i < yd.size(); ++i) spatial *= yd[i];
+    auto kernelSize = ir::checkedProduct({wd.begin() + 2, wd.end()});
+    auto spatialSize = ir::checkedProduct({yd.begin() + 2, yd.end()});
+    if (!kernelSize || !spatialSize) return std::nullopt;
+    const int64_t kernel = *kernelSize, spatial = *spatialSize;
     auto strides = n.attrInts("strides");
     auto pads = n.attrInts("pads");
     auto dil = n.attrInts("dilations");
@@ -69,7 +65,7 @@ std::optional<int64_t> convWorkspace(const ir::Graph& g, const ir::Node& n) {
     (void)dil;
     if (unit) return 0;
     // W is [C_out, C_in/group, kh, kw]: wd[1] already is C_in/group.
-    return wd[1] * kernel * spatial * 4;
+    return ir::checkedProduct({wd[1], kernel, spatial}, 4);
 }
 
 }  // namespace

@@ -10,6 +10,7 @@
 #include "memory/MemoryPlan.h"
 #include "onnx/Export.h"
 #include "onnx/ProtoConvert.h"
+#include "ir/CheckedMath.h"
 
 namespace passlens::memory {
 
@@ -107,17 +108,22 @@ std::unordered_map<ValueId, ir::TypeInfo> resolveReshapes(const ir::Model& m) {
             auto* shape = in(1);
             if (!shape || !xt.shape || !xt.shape->isStatic() || tensorBytes(g.value(y).type)) continue;
             Ints xd = xt.shape->staticDims(), d = *shape;
-            int64_t total = 1, prod = 1, minus = -1;
-            for (int64_t v : xd) total *= v;
+            auto totalCount = ir::checkedProduct(xd);
+            if (!totalCount) continue;
+            int64_t total = *totalCount, minus = -1;
+            Ints others;  // the target dims other than the one -1
+            bool bad = false;
             for (size_t i = 0; i < d.size(); ++i) {
                 if (d[i] == 0 && n.attrInt("allowzero", 0) == 0) {
-                    if (i >= xd.size()) { prod = -1; break; }
+                    if (i >= xd.size()) { bad = true; break; }
                     d[i] = xd[i];
                 }
-                if (d[i] == -1) minus = static_cast<int64_t>(i);
-                else prod *= d[i];
+                if (d[i] == -1 && minus < 0) minus = static_cast<int64_t>(i);
+                else others.push_back(d[i]);
             }
-            if (prod <= 0) continue;
+            auto prodCount = bad ? std::nullopt : ir::checkedProduct(others);
+            if (!prodCount || *prodCount <= 0) continue;
+            const int64_t prod = *prodCount;
             if (minus >= 0) {
                 if (total % prod != 0) continue;
                 d[static_cast<size_t>(minus)] = total / prod;

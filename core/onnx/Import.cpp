@@ -14,6 +14,7 @@
 #include "ir/Error.h"
 #include "ir/Verifier.h"
 #include "onnx/ProtoConvert.h"
+#include "onnx/SchemaValidation.h"
 #include "passes/layout/NhwcDomain.h"
 #include "util/MappedFile.h"
 
@@ -279,6 +280,7 @@ static Model importParsed(onnx::ModelProto& mp, const std::string& baseDir, cons
         std::unordered_set<std::string> functions;
         for (const auto& f : mp.functions()) functions.insert((f.domain() == "ai.onnx" ? "" : f.domain()) + ":" + f.name());
         checkOpsKnown(mp.graph(), opsets, functions, "");
+        validateAgainstSchemas(mp, opsets);
     }
     checkShapesFit(mp.graph());
     if (!options.pinnedDims.empty()) {
@@ -289,7 +291,11 @@ static Model importParsed(onnx::ModelProto& mp, const std::string& baseDir, cons
                     if (d.has_dim_param() && d.dim_param() == name) d.set_dim_value(value);
         }
     }
-    if (options.inferShapes) runShapeInference(mp, m);
+    if (!options.validateOps) validateFunctionCalls(mp);  // validateAgainstSchemas covers it otherwise
+    if (options.inferShapes) {
+        runShapeInference(mp, m);
+        checkShapesFit(mp.graph());  // inferred shapes too: an Expand to 2^93 elements is caught here
+    }
 
     m.irVersion = mp.ir_version();
     m.producerName = mp.producer_name();
@@ -307,6 +313,7 @@ static Model importParsed(onnx::ModelProto& mp, const std::string& baseDir, cons
     m.graph = std::move(*importer.run(*mp.mutable_graph()));
 
     if (options.verify) verifyOrThrow(m);
+    if (options.validateOps) validateAttributeValues(m);
     return m;
 }
 

@@ -2,6 +2,7 @@
 // (subgraphs included). Each node is offered to the neutral-element rules, then the shape rules,
 // then the arithmetic rules; a node a rule creates is simplified again right away, so a second
 // run of the pass finds nothing left to do.
+#include "onnx/SchemaValidation.h"
 #include "passes/BasicPasses.h"
 #include "passes/algebraic/Rules.h"
 
@@ -42,6 +43,7 @@ private:
         const Node& n = rw.graph().node(id);
         if (!n.domain.empty() && n.domain != "ai.onnx") return;
         if (n.inputs.empty() || n.inputs[0] == kNone || n.outputs.empty() || n.outputs[0] == kNone) return;
+        if (!onnxio::fitsSchemaEnvelope(n)) return;  // the rules read what the op's schema promises
         if (algebraic::simplifyNeutral(rw, id, revisit)) return;
         if (algebraic::mergeReluClip(rw, id, revisit)) return;
         if (algebraic::simplifyShapeOps(rw, id, revisit)) return;

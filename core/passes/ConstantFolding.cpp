@@ -7,9 +7,11 @@
 #include <set>
 
 #include "eval/Interpreter.h"
+#include "eval/MemoryBudget.h"
 #include "ir/Builder.h"
 #include "ir/Error.h"
 #include "passes/BasicPasses.h"
+#include "ir/CheckedMath.h"
 
 namespace passlens::passes {
 
@@ -82,7 +84,7 @@ protected:
                         std::vector<int64_t> sl(dims->begin() + start, dims->begin() + end);
                         folded = makeTensorOf<int64_t>(DataType::Int64, {(int64_t)sl.size()}, sl);
                     } else {
-                        int64_t count = std::accumulate(dims->begin(), dims->end(), int64_t{1}, std::multiplies<>());
+                        int64_t count = checkedElementCount(*dims, "the input of " + n.displayName());
                         folded = makeTensorOf<int64_t>(DataType::Int64, {}, {count});
                     }
                     why = n.displayName() + " reads only the static shape of '" + g.value(n.inputs[0]).name + "'";
@@ -107,6 +109,22 @@ protected:
     }
 
 private:
+    /// Total bytes of the node's outputs when every output's shape and element type are known.
+    static std::optional<int64_t> predictedBytes(const Graph& g, const Node& n) {
+        int64_t total = 0;
+        for (ValueId v : n.outputs) {
+            if (v == kNone) continue;
+            const auto& type = g.value(v).type;
+            auto dims = staticDims(g.value(v));
+            const size_t elem = type.isTensor() ? elementSize(type.elemType) : 0;
+            if (!dims || elem == 0) return std::nullopt;
+            auto bytes = checkedProduct(*dims, static_cast<int64_t>(elem));
+            if (!bytes || *bytes > INT64_MAX - total) return INT64_MAX;
+            total += *bytes;
+        }
+        return total;
+    }
+
     static void foldWithInterpreter(PassContext& ctx, Rewriter& rw, NodeId id, int64_t limit) {
         static const std::set<std::string> kNondeterministic = {
             "RandomNormal", "RandomUniform", "RandomNormalLike", "RandomUniformLike", "Multinomial", "Bernoulli", "Dropout"};
@@ -125,8 +143,16 @@ private:
             rw.missed({id}, "not folded: interpreter has no kernel for " + n.opType + (why.empty() ? "" : " (" + why + ")"));
             return;
         }
+        // Size the outputs from their shapes before evaluating: a ConstantOfShape or Expand to
+        // gigabytes must be refused, not materialized. Unknown shapes evaluate under a budget.
+        if (auto predicted = predictedBytes(g, n); predicted && *predicted > limit) {
+            rw.missed({id}, "not folded: output would be " + std::to_string(*predicted) + " bytes, above the fold limit of " +
+                                std::to_string(limit) + " bytes");
+            return;
+        }
         std::vector<TensorPtr> outs;
         try {
+            eval::MemoryBudgetScope budget(std::min(limit, eval::currentMemoryBudget()));
             outs = eval::evalNode(ctx.model(), g, id, inputs);
         } catch (const Error& e) {
             rw.missed({id}, std::string("not folded: the interpreter could not evaluate it: ") + e.what());

@@ -4,6 +4,8 @@
 #include <algorithm>
 
 #include "passes/algebraic/Rules.h"
+#include "ir/CheckedMath.h"
+#include "ir/Error.h"
 
 namespace passlens::passes::algebraic {
 
@@ -12,9 +14,9 @@ using namespace passlens::ir;
 namespace {
 
 int64_t product(const std::vector<int64_t>& dims) {
-    int64_t p = 1;
-    for (int64_t d : dims) p *= d;
-    return p;
+    auto p = checkedProduct(dims);
+    if (!p) throwBadInput("a constant's element count overflows int64");
+    return *p;
 }
 
 /// A float32 constant, not overridable (an initializer that is also a graph input is not).
@@ -94,7 +96,7 @@ bool reassociate(Rewriter& rw, NodeId id, Revisit& revisit) {
             return true;
         }
     }
-    if (product(*cDims) > std::max(t1.elementCount(), t2.elementCount())) {
+    if (auto combined = checkedProduct(*cDims); !combined || *combined > std::max(t1.elementCount(), t2.elementCount())) {
         rw.missed({id, innerId}, "not reassociated: the combined constant would be larger than both constants");
         return true;
     }
@@ -161,7 +163,7 @@ bool mulByZero(Rewriter& rw, NodeId id) {
         rw.missed({id}, "not simplified: the result is a graph output or read by a subgraph", {out});
         return true;
     }
-    const int64_t bytes = product(*dims) * (int64_t)elementSize(t);
+    const int64_t bytes = checkedProduct(*dims, (int64_t)elementSize(t)).value_or(INT64_MAX);
     if (bytes > (64ll << 20)) {
         rw.missed({id}, "not simplified: the zero constant would be " + std::to_string(bytes >> 20) + " MB");
         return true;

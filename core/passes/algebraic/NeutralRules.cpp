@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "passes/algebraic/Rules.h"
+#include "passes/layout/TransposeUtil.h"
 
 namespace passlens::passes::algebraic {
 
@@ -44,7 +45,7 @@ void composeTransposes(Rewriter& rw, NodeId id) {
     NodeId innerId = g.value(mid).producer;
     if (innerId == kNone || g.node(innerId).opType != "Transpose" || !g.node(innerId).domain.empty()) return;
     std::vector<int64_t> p1 = g.node(innerId).attrInts("perm"), p2 = n.attrInts("perm");
-    if (p1.empty() || p1.size() != p2.size()) return;
+    if (p1.empty() || p1.size() != p2.size() || !layoututil::isPermutation(p1) || !layoututil::isPermutation(p2)) return;
     rw.setRule("compose-transposes");
     if (!hasSingleReader(rw, mid)) {
         rw.missed({id, innerId}, "not composed: " + g.node(innerId).displayName() + "'s result has other readers", {mid});

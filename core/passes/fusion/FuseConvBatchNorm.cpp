@@ -53,7 +53,7 @@ void FuseConvBatchNorm::runImpl(PassContext& ctx) const {
                 continue;
             }
             const Tensor* w = floatConstant(g, conv.inputs.size() > 1 ? conv.inputs[1] : kNone);
-            if (!w || w->dims.empty()) {
+            if (!w || w->dims.empty() || w->dims[0] <= 0) {
                 rw.missed({convId, bnId}, pair + " not folded: " + conv.displayName() + "'s weights are not a float32 constant",
                           {conv.inputs.size() > 1 ? conv.inputs[1] : kNone});
                 continue;

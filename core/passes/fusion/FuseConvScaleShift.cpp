@@ -45,7 +45,7 @@ void FuseConvScaleShift::runImpl(PassContext& ctx) const {
                 if ((!isOp(op, "Mul") && !isOp(op, "Add")) || op.inputs.size() != 2) break;
                 const bool isMul = op.opType == "Mul";
                 const Tensor* w = conv.inputs.size() > 1 ? constantOf(g, conv.inputs[1]) : nullptr;
-                if (!w || w->dtype != DataType::Float || w->dims.size() < 3) break;
+                if (!w || w->dtype != DataType::Float || w->dims.size() < 3 || w->dims[0] <= 0) break;
                 const int64_t channels = w->dims[0];
                 ValueId k = otherInput(op, y);
                 auto coeff = k == kNone ? std::nullopt : perChannel(g, k, w->dims.size(), channels);

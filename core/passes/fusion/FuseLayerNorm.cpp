@@ -238,7 +238,7 @@ void FuseLayerNorm::runImpl(PassContext& ctx) const {
             const auto& want = m->normShape;
             ValueId scale = m->gamma, bias = m->beta;
             if (scale == kNone) {
-                int64_t n = std::accumulate(want.begin(), want.end(), int64_t(1), std::multiplies<>());
+                int64_t n = checkedElementCount(want, "the LayerNormalization scale");
                 scale = rw.newInitializer(g.node(id).displayName() + ".scale_ones",
                                           makeTensorOf(DataType::Float, want, std::vector<float>(size_t(n), 1.f)));
             } else if (auto t = reshaped(*constantOf(g, scale), want)) {

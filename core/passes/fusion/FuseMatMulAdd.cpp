@@ -12,6 +12,7 @@
 #include "passes/fusion/FusionPasses.h"
 #include "passes/ShapeChain.h"
 #include "passes/fusion/PatternUtil.h"
+#include "passes/layout/TransposeUtil.h"
 
 namespace passlens::passes {
 
@@ -70,7 +71,7 @@ bool foldConstantTranspose(Rewriter& rw, NodeId mmId) {
         auto perm = g.node(t).attrInts("perm");
         if (perm.empty())
             for (size_t i = c->dims.size(); i-- > 0;) perm.push_back(int64_t(i));
-        if (perm.size() != c->dims.size()) continue;
+        if (perm.size() != c->dims.size() || !layoututil::isPermutation(perm)) continue;
         ValueId old = g.node(t).inputs[0];
         ValueId pre = rw.newInitializer(g.value(old).name + "_transposed", transposed(*c, perm));
         const std::string name = g.node(t).displayName();

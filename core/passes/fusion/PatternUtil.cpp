@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "onnx/SchemaValidation.h"
+
 namespace passlens::passes::pattern {
 
 using namespace passlens::ir;
@@ -35,7 +37,10 @@ std::optional<double> scalarOf(const Graph& g, ValueId v) {
     return (*vals)[0];
 }
 
-bool isOp(const Node& n, const std::string& opType) { return n.opType == opType && canonicalDomain(n.domain).empty(); }
+bool isOp(const Node& n, const std::string& opType) {
+    // A node outside its schema's counts never matches, so matchers may read what the schema promises.
+    return n.opType == opType && canonicalDomain(n.domain).empty() && onnxio::fitsSchemaEnvelope(n);
+}
 
 NodeId producerOf(const Graph& g, ValueId v, const std::string& opType) {
     if (v == kNone || !g.hasValue(v)) return kNone;

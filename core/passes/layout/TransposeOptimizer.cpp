@@ -8,6 +8,7 @@
 #include <set>
 #include <unordered_map>
 
+#include "onnx/SchemaValidation.h"
 #include "passes/layout/LayoutPasses.h"
 #include "passes/layout/TransposeRules.h"
 #include "passes/layout/TransposeUtil.h"
@@ -25,9 +26,11 @@ std::string permText(const Perm& p) {
     return s + "]";
 }
 
-bool isTranspose(const Node& n) { return n.opType == "Transpose" && n.domain.empty(); }
+bool isTranspose(const Node& n) { return n.opType == "Transpose" && n.domain.empty() && onnxio::fitsSchemaEnvelope(n); }
 
-bool isStdOp(const Node& n, const char* op) { return n.opType == op && (n.domain.empty() || n.domain == "ai.onnx"); }
+bool isStdOp(const Node& n, const char* op) {
+    return n.opType == op && (n.domain.empty() || n.domain == "ai.onnx") && onnxio::fitsSchemaEnvelope(n);
+}
 
 /// Ops a Transpose can move into or through: the push rules plus the Gemm flags (and MatMul
 /// becoming a Gemm).

@@ -33,19 +33,23 @@ int64_t rankOf(const Graph& g, ValueId v) {
     return -1;
 }
 
+bool isPermutation(const Perm& p) {
+    std::vector<bool> seen(p.size(), false);
+    for (int64_t v : p) {
+        if (v < 0 || v >= static_cast<int64_t>(p.size()) || seen[static_cast<size_t>(v)]) return false;
+        seen[static_cast<size_t>(v)] = true;
+    }
+    return true;
+}
+
 std::optional<Perm> permOf(const Graph& g, NodeId n) {
     const Node& node = g.node(n);
     if (node.inputs.empty() || node.inputs[0] == kNone) return std::nullopt;
-    if (const Attribute* a = node.attr("perm")) {
-        Perm p = a->ints;
-        std::vector<bool> seen(p.size(), false);
-        for (int64_t v : p) {
-            if (v < 0 || v >= static_cast<int64_t>(p.size()) || seen[static_cast<size_t>(v)]) return std::nullopt;
-            seen[static_cast<size_t>(v)] = true;
-        }
-        return p;
-    }
     int64_t r = rankOf(g, node.inputs[0]);
+    if (const Attribute* a = node.attr("perm")) {
+        if (!isPermutation(a->ints) || (r >= 0 && static_cast<int64_t>(a->ints.size()) != r)) return std::nullopt;
+        return a->ints;
+    }
     if (r < 0) return std::nullopt;
     Perm p(static_cast<size_t>(r));
     for (int64_t i = 0; i < r; ++i) p[static_cast<size_t>(i)] = r - 1 - i;

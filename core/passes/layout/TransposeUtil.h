@@ -10,10 +10,13 @@ namespace passlens::passes::layoututil {
 using Perm = std::vector<int64_t>;
 
 bool isIdentity(const Perm& p);
+/// Each of 0..size-1 exactly once (a Transpose's perm from a file may be anything).
+bool isPermutation(const Perm& p);
 Perm invert(const Perm& p);
 /// transpose(transpose(x, first), second) == transpose(x, result).
 Perm compose(const Perm& first, const Perm& second);
-/// The perm of a Transpose node (reversed dims when the attribute is absent and rank is known).
+/// The perm of a Transpose node (reversed dims when the attribute is absent and rank is known);
+/// nullopt when it is not a permutation or does not fit the input's known rank.
 std::optional<Perm> permOf(const ir::Graph& g, ir::NodeId n);
 /// The constant tensor behind a value: an initializer or the output of a Constant node.
 ir::TensorPtr constantOf(const ir::Graph& g, ir::ValueId v);
