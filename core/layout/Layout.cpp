@@ -13,6 +13,8 @@
 #include <unordered_map>
 
 #include "ir/Error.h"
+#include "layout/LargeStack.h"
+#include "layout/LayeredLayout.h"
 
 namespace passlens::layout {
 
@@ -176,13 +178,13 @@ struct GraphvizSession {
 };
 
 void build(GraphvizSession& s, const LayoutRequest& req, bool styled) {
+    const LayoutOptions o = tunedOptions(req.options, req.boxes.size());
     // One context for the process (plugin loading is not free); used under graphvizMutex().
     static GVC_t* context = gvContext();
     s.gvc = context;
     if (!s.gvc) throw Error(ErrorKind::Internal, "Graphviz: cannot create a context");
     char name[] = "passlens";
     s.g = agopen(name, Agdirected, nullptr);
-    const auto& o = req.options;
     set(s.g, "rankdir", "TB");
     set(s.g, "ranksep", fmt(o.rankSeparation));
     set(s.g, "nodesep", fmt(o.nodeSeparation));
@@ -190,6 +192,7 @@ void build(GraphvizSession& s, const LayoutRequest& req, bool styled) {
     if (o.nslimit) set(s.g, "nslimit", fmt(*o.nslimit));
     if (o.nslimit1) set(s.g, "nslimit1", fmt(*o.nslimit1));
     if (o.mclimit) set(s.g, "mclimit", fmt(*o.mclimit));
+    if (o.searchsize) set(s.g, "searchsize", std::to_string(*o.searchsize));
     if (styled) {
         set(s.g, "bgcolor", "#fbfbfd");
         set(s.g, "fontname", "DejaVu Sans");
@@ -238,11 +241,39 @@ void build(GraphvizSession& s, const LayoutRequest& req, bool styled) {
 }
 
 void runDot(GraphvizSession& s) {
-    if (gvLayout(s.gvc, s.g, "dot") != 0) throw Error(ErrorKind::Internal, "Graphviz: dot layout failed");
+    int rc = 0;
+    runOnLargeStack([&] { rc = gvLayout(s.gvc, s.g, "dot"); });
+    if (rc != 0) throw Error(ErrorKind::Internal, "Graphviz: dot layout failed");
     s.laidOut = true;
 }
 
 }  // namespace
+
+LayoutOptions tunedOptions(LayoutOptions o, size_t boxes) {
+    // Measured on transformer layers and long chains: crossing minimization dominates past a few
+    // hundred boxes and its later rounds rarely change the picture.
+    if (!o.mclimit && boxes > 200) o.mclimit = boxes > 800 ? 0.2 : 0.5;
+    if (!o.searchsize && boxes > 400) o.searchsize = 20;
+    if (!o.nslimit1 && boxes > 400) o.nslimit1 = 2.0;
+    return o;
+}
+
+LayoutResult layoutOrFallBack(const LayoutRequest& req) {
+    std::string reason;
+    if (req.boxes.size() > kMaxGraphvizBoxes) {
+        reason = std::to_string(req.boxes.size()) + " boxes are more than Graphviz is given at once (" +
+                 std::to_string(kMaxGraphvizBoxes) + ")";
+    } else {
+        try {
+            return layoutGraph(req);
+        } catch (const std::exception& e) {
+            reason = e.what();
+        }
+    }
+    LayoutResult r = layeredLayout(req);
+    r.fallbackReason = reason;
+    return r;
+}
 
 LayoutResult layoutGraph(const LayoutRequest& req) {
     std::lock_guard lock(graphvizMutex());
