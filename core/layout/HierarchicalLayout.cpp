@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
+#include <optional>
 
 #include "plot/Scale.h"
 
@@ -176,15 +178,59 @@ HierarchicalLayouter::ContentPtr HierarchicalLayouter::contentOf(GroupId g, cons
     for (const auto& b : req.boxes) content->units.push_back(b.key);
     content->edges = edgesByGroup[g];
     for (const auto& e : content->edges) req.edges.push_back({e.from, e.to, {}, 1});
-    content->layout = layoutOrFallBack(req);
+    const uint64_t requestKey = requestHash(req);
     ++stats.groupLayouts;
-    stats.layout.seconds += content->layout.seconds;
+    if (auto shared = SharedContentCache::instance().find(requestKey)) {
+        content->layout = std::move(*shared);
+    } else {
+        content->layout = layoutOrFallBack(req);
+        SharedContentCache::instance().put(requestKey, content->layout);
+        ++stats.placements;
+        stats.layout.seconds += content->layout.seconds;
+    }
     if (!content->layout.fallbackReason.empty()) stats.fallbackReason = content->layout.fallbackReason;
     std::lock_guard lock(cacheMutex_);
     return contents[g] = cache_.emplace(key, std::move(content)).first->second;
 }
 
 namespace {
+
+/// Layouts of group contents by request, shared by every layouter in the process: a pass that
+/// changes one layer leaves the other layers' requests (ids, sizes, edges) as they were, so
+/// stepping to it lays out only the changed groups and their ancestors.
+class SharedContentCache {
+public:
+    static SharedContentCache& instance() {
+        static SharedContentCache c;
+        return c;
+    }
+    std::optional<LayoutResult> find(uint64_t h) {
+        std::lock_guard lock(m_);
+        auto it = map_.find(h);
+        if (it == map_.end()) return std::nullopt;
+        return it->second;
+    }
+    void put(uint64_t h, const LayoutResult& r) {
+        std::lock_guard lock(m_);
+        if (map_.size() >= kMaxEntries) map_.clear();  // crude bound: a fresh start beats growing
+        map_.emplace(h, r);
+    }
+
+private:
+    static constexpr size_t kMaxEntries = 4096;
+    std::mutex m_;
+    std::unordered_map<uint64_t, LayoutResult> map_;
+};
+
+uint64_t requestHash(const LayoutRequest& req) {
+    uint64_t h = 1469598103934665603ull;
+    auto add = [&](uint64_t v) { h = (h ^ v) * 1099511628211ull; };
+    auto addDouble = [&](double d) { add(uint64_t(std::llround(d * 16))); };
+    for (const auto& b : req.boxes) { add(b.key); addDouble(b.width); addDouble(b.height); }
+    add(0xED6Eull);
+    for (const auto& e : req.edges) { add(e.from); add(e.to); add(uint64_t(e.weight)); }
+    return h;
+}
 
 EdgePath shifted(EdgePath p, Point d) {
     for (auto& pt : p.points) { pt.x += d.x; pt.y += d.y; }

@@ -36,8 +36,11 @@ struct HierarchicalDrawing {
     LayoutResult layout;
     std::vector<GroupFrame> frames;    ///< outermost first
     Expansion expanded;
-    size_t groupLayouts = 0;           ///< group contents laid out for this drawing (cache misses)
-    size_t cachedLayouts = 0;          ///< reused from the cache
+    size_t groupLayouts = 0;           ///< group contents this layouter built for the drawing
+    size_t cachedLayouts = 0;          ///< reused from this layouter's cache
+    /// Of groupLayouts, those actually placed: a request seen before (by any layouter in the
+    /// process, e.g. the same layer in the previous pass's graph) reuses that placement.
+    size_t placements = 0;
     std::string fallbackReason;        ///< set when some group used the simple layered placement
 };
 

@@ -50,7 +50,7 @@ std::vector<std::vector<size_t>> orderLayers(const std::vector<int>& layers,
     const size_t n = layers.size();
     int depth = 0;
     for (int l : layers) depth = std::max(depth, l + 1);
-    std::vector<std::vector<size_t>> order(size_t(depth));
+    std::vector<std::vector<size_t>> order(static_cast<size_t>(depth));
     for (size_t i = 0; i < n; ++i) order[size_t(layers[i])].push_back(i);
     std::vector<std::vector<size_t>> preds(n), succs(n);
     for (auto [a, b] : edges) {

@@ -324,4 +324,55 @@ void renderWithGraphviz(const LayoutRequest& req, const std::string& format, con
         throw Error(ErrorKind::BadInput, "Graphviz cannot write '" + format + "' files to " + path);
 }
 
+namespace {
+
+std::string pointText(Point p, double top) { return fmt(p.x) + "," + fmt(top - p.y); }
+
+}  // namespace
+
+void renderPlaced(const LayoutRequest& req, const LayoutResult& placed, const std::vector<PlacedFrame>& frames,
+                  const std::string& format, const std::string& path) {
+    if (placed.boxes.size() != req.boxes.size() || placed.edges.size() != req.edges.size())
+        throw Error(ErrorKind::Internal, "renderPlaced: placements do not match the request");
+    std::lock_guard lock(graphvizMutex());
+    // Frames first: Graphviz draws nodes in creation order, so boxes land on top of them.
+    LayoutRequest all;
+    all.options = req.options;
+    const uint32_t frameKeyBase = 0x3E000000u;  // below group keys, above any node id
+    for (size_t i = 0; i < frames.size(); ++i)
+        all.boxes.push_back({frameKeyBase + uint32_t(i), frames[i].rect.width, frames[i].rect.height,
+                             frames[i].label, "#f6f7fb", "#9aa3b5"});
+    all.boxes.insert(all.boxes.end(), req.boxes.begin(), req.boxes.end());
+    all.edges = req.edges;
+    GraphvizSession s;
+    build(s, all, true);
+    const double top = placed.bounds.bottom();
+    set(s.g, "bb", "0,0," + fmt(placed.bounds.right()) + "," + fmt(top));
+    for (size_t i = 0; i < frames.size(); ++i) {
+        const Rect& r = frames[i].rect;
+        Agnode_t* n = s.nodes[i];
+        set(n, "pos", pointText({r.x + r.width / 2, r.y + r.height / 2}, top));
+        set(n, "labelloc", "t");
+        set(n, "style", "rounded,dashed,filled");
+        set(n, "fontsize", "11");
+    }
+    for (size_t i = 0; i < placed.boxes.size(); ++i)
+        set(s.nodes[frames.size() + i], "pos", pointText(placed.boxes[i].center(), top));
+    for (size_t i = 0; i < placed.edges.size(); ++i) {
+        const EdgePath& e = placed.edges[i];
+        if (e.points.size() < 4) continue;
+        std::string pos;
+        if (e.arrowTip) pos = "e," + pointText(*e.arrowTip, top);
+        for (const Point& p : e.points) pos += (pos.empty() ? "" : " ") + pointText(p, top);
+        set(s.edges[i], "pos", pos);
+        if (!req.edges[i].label.empty()) set(s.edges[i], "lp", pointText(e.labelAnchor, top));
+    }
+    int rc = 0;
+    runOnLargeStack([&] { rc = gvLayout(s.gvc, s.g, "nop2"); });
+    if (rc != 0) throw Error(ErrorKind::Internal, "Graphviz: cannot place the drawing (nop2)");
+    s.laidOut = true;
+    if (gvRenderFilename(s.gvc, s.g, format.c_str(), path.c_str()) != 0)
+        throw Error(ErrorKind::BadInput, "Graphviz cannot write '" + format + "' files to " + path);
+}
+
 }  // namespace passlens::layout

@@ -99,6 +99,18 @@ LayoutOptions tunedOptions(LayoutOptions options, size_t boxes);
 /// Throws passlens::Error(BadInput) when the format has no renderer plugin.
 void renderWithGraphviz(const LayoutRequest& request, const std::string& format, const std::string& path);
 
+/// A labelled frame drawn under the boxes (an expanded group).
+struct PlacedFrame {
+    Rect rect;
+    std::string label;
+};
+
+/// Writes a drawing whose positions are already known (`placed`, same order as `styled`'s boxes
+/// and edges) with Graphviz's renderers, without laying anything out (engine nop2). Frames are
+/// drawn first, under the boxes. Throws like renderWithGraphviz.
+void renderPlaced(const LayoutRequest& styled, const LayoutResult& placed, const std::vector<PlacedFrame>& frames,
+                  const std::string& format, const std::string& path);
+
 /// The lock every Graphviz call in the process must hold (Graphviz keeps global state).
 std::mutex& graphvizMutex();
 
