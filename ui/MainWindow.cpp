@@ -559,6 +559,14 @@ void MainWindow::buildAnalysisDocks() {
 
 void MainWindow::onAnalysisSnapshot() {
     SnapshotPtr snap = mainView_->snapshot();
+    // Opening or closing a group redraws the same graph: its tree and fusion groups stand.
+    const bool sameGraph = snap && lastClusters_.graph && lastClusters_.graph->graph == snap->graph &&
+                           lastClusters_.graph->model == snap->model;
+    if (sameGraph) {
+        mainView_->setClusters(lastClusters_.clusters);
+        emit fusionClustersReady(mainView_->clusterOverlayCount());
+        return;
+    }
     domTree_->setGraph(snap);
     whyNot_->clear();
     if (!snap) return;
@@ -586,7 +594,9 @@ void MainWindow::onAnalysisSnapshot() {
 
 void MainWindow::onFusionGroupsFinished() {
     FusionClusters r = clusterWatcher_->result();
-    if (r.graph != mainView_->snapshot()) return;
+    SnapshotPtr shown = mainView_->snapshot();
+    if (!shown || !r.graph || r.graph->graph != shown->graph || r.graph->model != shown->model) return;
+    lastClusters_ = r;
     mainView_->setClusters(std::move(r.clusters));
     emit fusionClustersReady(mainView_->clusterOverlayCount());
 }

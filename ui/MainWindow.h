@@ -60,6 +60,7 @@ private:
     QDockWidget* whyNotDock_ = nullptr;
     QAction* clustersAction_ = nullptr;
     QFutureWatcher<FusionClusters>* clusterWatcher_ = nullptr;
+    FusionClusters lastClusters_;   ///< of the shown graph, kept across redraws of other groups
     // ---- end of the analysis docks block ------------------------------------------------------
 public:
 
@@ -205,6 +206,7 @@ private:
     // large graphs
     void buildGroupMenu(QMenu* view);
     void revealNode(ir::NodeId id);  ///< opens the groups around a node, then selects it
+    void markChangedGroups();        ///< "3 changed" on collapsed groups holding the shown step's changes
     void updateBreadcrumb();
     QLabel* breadcrumb_ = nullptr;
     double importSeconds_ = 0;

@@ -8,6 +8,9 @@
 #include "MainWindow.h"
 #include "graph/GraphView.h"
 #include "graph/LayoutJob.h"
+#include "stepper/DiffStyle.h"
+
+#include <map>
 
 namespace passlens::ui {
 
@@ -107,6 +110,29 @@ void MainWindow::updateBreadcrumb() {
         text = path.join(" ▸ ");
     }
     breadcrumb_->setText(text);
+}
+
+}  // namespace passlens::ui
+
+namespace passlens::ui {
+
+void MainWindow::markChangedGroups() {
+    SnapshotPtr snap = mainView_->snapshot();
+    if (!snap || !snap->hierarchy() || shownDiff_.empty()) return;
+    const auto& h = *snap->hierarchy();
+    // Each added or changed node counts for the collapsed group drawn around it.
+    std::map<uint32_t, int> changedIn;
+    auto count = [&](ir::NodeId id) {
+        for (hierarchy::GroupId g : h.pathTo(id))
+            if (!snap->expanded.count(g)) { ++changedIn[g]; return; }
+    };
+    for (ir::NodeId id : shownDiff_.added) count(id);
+    for (ir::NodeId id : shownDiff_.changed) count(id);
+    const NodeStyle changed = styleFor(DiffState::Changed);
+    for (const auto& [g, n] : changedIn) {
+        NodeStyle style{changed.fill, changed.border, 1.0, false, tr("%1 changed").arg(n)};
+        mainView_->setGroupStyle(g, style);
+    }
 }
 
 }  // namespace passlens::ui

@@ -4,6 +4,7 @@
 #include <QApplication>
 #include <QCommandLineParser>
 #include <QElapsedTimer>
+#include <QSettings>
 #include <QTimer>
 #include <cstdio>
 
@@ -85,7 +86,9 @@ int main(int argc, char** argv) {
         if (!window.openFile(parser.value(timeOpen))) return 2;
         return QApplication::exec();
     }
-    window.show();
+    // First start (no saved geometry): fill the screen; later starts come back as they were left.
+    if (QSettings().contains("window/geometry")) window.show();
+    else window.showMaximized();
     const QStringList args = parser.positionalArguments();
     if (!args.isEmpty()) window.openFile(args.front());
     else if (parser.isSet(example)) window.openExample(parser.value(example));

@@ -210,6 +210,10 @@ public:
         if (it == map_.end()) return std::nullopt;
         return it->second;
     }
+    void clear() {
+        std::lock_guard lock(m_);
+        map_.clear();
+    }
     void put(uint64_t h, const LayoutResult& r) {
         std::lock_guard lock(m_);
         if (map_.size() >= kMaxEntries) map_.clear();  // crude bound: a fresh start beats growing
@@ -231,6 +235,12 @@ uint64_t requestHash(const LayoutRequest& req) {
     for (const auto& e : req.edges) { add(e.from); add(e.to); add(uint64_t(e.weight)); }
     return h;
 }
+
+}  // namespace
+
+void clearSharedLayoutCache() { SharedContentCache::instance().clear(); }
+
+namespace {
 
 EdgePath shifted(EdgePath p, Point d) {
     for (auto& pt : p.points) { pt.x += d.x; pt.y += d.y; }

@@ -65,6 +65,9 @@ Expansion expansionWithinBudget(const hierarchy::Hierarchy& h, const DisplayGrap
 /// root, constant boxes the group of their (first) reader.
 std::vector<GroupId> groupsOfBoxes(const hierarchy::Hierarchy& h, const DisplayGraph& dg);
 
+/// Forgets the placements shared between layouters (benchmarks measure cold layouts with it).
+void clearSharedLayoutCache();
+
 class HierarchicalLayouter {
 public:
     HierarchicalLayouter(std::shared_ptr<const hierarchy::Hierarchy> h, DisplayGraph full, BoxSizer sizer,

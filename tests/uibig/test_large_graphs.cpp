@@ -11,6 +11,8 @@
 #include "MainWindow.h"
 #include "graph/GraphView.h"
 #include "graph/LayoutJob.h"
+#include "passes/PassManager.h"
+#include "stepper/StepperPanel.h"
 
 using namespace passlens;
 using passlens::test::LayerNaming;
@@ -63,6 +65,7 @@ private slots:
     void topLevelIsBoundedAndGroupsOpenToTheirMembers_data();
     void topLevelIsBoundedAndGroupsOpenToTheirMembers();
     void findOpensThePathToADeepNode();
+    void stepperMarksTheGroupsAPassChanged();
     void smallModelsOpenWhole();
     void chainOf50kNodesOpens();
 };
@@ -132,6 +135,35 @@ void LargeGraphTest::findOpensThePathToADeepNode() {
     QCOMPARE(v->selectedNode(), target);
     auto* crumb = w.findChild<QLabel*>("breadcrumb");
     QVERIFY(crumb && crumb->text().contains("layer.149"));
+}
+
+void LargeGraphTest::stepperMarksTheGroupsAPassChanged() {
+    MainWindow w;
+    w.show();
+    QVERIFY(show(w, test::layeredModel(150, LayerNaming::Scoped), "scoped"));
+    QSignalSpy done(w.stepper(), &ui::StepperPanel::runFinished);
+    w.stepper()->setPassList("fuse-layer-norm");
+    w.stepper()->run();
+    QVERIFY(done.count() > 0 || done.wait(300000));
+    QVERIFY(w.stepper()->lastRun() && w.stepper()->lastRun()->result);
+    QSignalSpy shown(&w, &MainWindow::stepShown);
+    w.stepper()->setCurrentRow(1);
+    while (!(w.shownStep() == 1 && !w.layoutRunning())) QVERIFY(shown.wait(300000));
+    const auto& diff = w.shownDiff();
+    QVERIFY(!diff.added.empty());
+    // Every change sits in a collapsed group at the opening level: the badges add up to them.
+    ui::GraphView* v = w.graphView();
+    int badged = 0, counted = 0;
+    for (const auto& n : v->snapshot()->display.nodes) {
+        if (n.kind != layout::DisplayNode::Kind::Group) continue;
+        const ui::NodeStyle* style = v->groupStyle(n.group);
+        if (!style) continue;
+        ++badged;
+        QVERIFY(style->badge.endsWith("changed"));
+        counted += style->badge.section(' ', 0, 0).toInt();
+    }
+    QVERIFY(badged > 0);
+    QCOMPARE(counted, int(diff.added.size() + diff.changed.size()));
 }
 
 void LargeGraphTest::smallModelsOpenWhole() {

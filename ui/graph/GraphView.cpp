@@ -52,6 +52,7 @@ void GraphView::setSnapshot(SnapshotPtr snap) {
     clusterTags_.clear();
     clusters_.clear();
     groupFrames_.clear();
+    groupStyles_.clear();
     snapshot_ = std::move(snap);
     if (!snapshot_) {
         updateMinimapVisibility();
@@ -194,6 +195,18 @@ void GraphView::onSelectionChanged() {
 void GraphView::setNodeStyle(ir::NodeId id, const NodeStyle& style) {
     styles_[id] = style;
     if (NodeItem* item = itemForNode(id)) item->setStyleOverride(&styles_[id]);
+}
+
+void GraphView::setGroupStyle(uint32_t group, const NodeStyle& style) {
+    auto it = items_.find(layout::groupKey(group));
+    if (it == items_.end()) return;
+    groupStyles_[group] = style;
+    it->second->setStyleOverride(&groupStyles_[group]);
+}
+
+const NodeStyle* GraphView::groupStyle(uint32_t group) const {
+    auto it = groupStyles_.find(group);
+    return it == groupStyles_.end() ? nullptr : &it->second;
 }
 
 void GraphView::clearNodeStyle(ir::NodeId id) {

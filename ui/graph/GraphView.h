@@ -46,6 +46,10 @@ public:
     void clearNodeStyles();
     /// The style override set for a node, or null (diff states, highlights).
     const NodeStyle* nodeStyle(ir::NodeId id) const;
+    /// Decoration of a collapsed group's box (e.g. the stepper's "3 changed" badge); dropped by
+    /// setSnapshot. groupStyle is null for groups without one or not drawn collapsed.
+    void setGroupStyle(uint32_t group, const NodeStyle& style);
+    const NodeStyle* groupStyle(uint32_t group) const;
     /// Nodes with a style override that are drawn in the current snapshot.
     std::vector<ir::NodeId> styledNodes() const;
 
@@ -132,6 +136,7 @@ private:
     std::unordered_map<uint32_t, NodeItem*> items_;  ///< by display key
     std::unordered_map<uint32_t, std::vector<EdgeItem*>> edgesByNode_;
     std::unordered_map<ir::NodeId, NodeStyle> styles_;
+    std::unordered_map<uint32_t, NodeStyle> groupStyles_;  ///< by group id, this drawing only
     std::vector<NodeItem*> searchHits_;
     std::vector<GhostItem*> ghosts_;
     Minimap* minimap_ = nullptr;
