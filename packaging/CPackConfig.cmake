@@ -13,6 +13,7 @@ set(CPACK_DEBIAN_PACKAGE_SECTION devel)
 set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)   # dependencies from dpkg-shlibdeps (Qt, Graphviz, onnx, protobuf)
 set(CPACK_DEBIAN_PACKAGE_RECOMMENDS "graphviz")
 set(CPACK_PACKAGE_FILE_NAME passlens-${PROJECT_VERSION})
+set(CPACK_STRIP_FILES ON)   # the package ships stripped binaries; debug info stays in the build tree
 include(CPack)
 
 if(PASSLENS_BUILD_TESTS)
