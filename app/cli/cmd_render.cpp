@@ -16,7 +16,7 @@ namespace {
 /// Drawings up to this many boxes are one Graphviz layout, as they always were.
 constexpr size_t kWholeGraphBoxes = 300;
 /// The default depth shows as many hierarchy levels as fit in this many boxes.
-constexpr size_t kDefaultBoxBudget = 120;
+constexpr size_t kDefaultBoxBudget = 60;
 
 void runPipelineUpTo(ir::Model& model, const std::string& after) {
     // The `all` pipeline up to and including PASS; a pass outside it runs on its own.
@@ -86,7 +86,7 @@ REGISTER_COMMAND({
         layout::HierarchicalLayouter layouter(h, std::move(dg), nullptr);
         auto drawing = layouter.draw(expanded);
         std::vector<layout::PlacedFrame> frames;
-        for (const auto& f : drawing.frames) frames.push_back({f.rect, f.label});
+        for (const auto& f : drawing.frames) frames.push_back({layout::groupKey(f.group), f.rect, f.label});
         layout::renderPlaced(layout::toLayoutRequest(drawing.display, nullptr, true), drawing.layout, frames, format, o);
         out << "wrote " << o << " (" << drawing.display.nodes.size() << " boxes, " << drawing.display.edges.size()
             << " edges, " << drawing.frames.size() << " open groups of " << h->groups.size() - 1 << ", grouped by "

@@ -68,7 +68,11 @@ public:
         compressChains(0);
         for (size_t d = 0; d < drafts_.size(); ++d) splitDirect(d);  // appends; index loop on purpose
         for (size_t d = 0; d < drafts_.size(); ++d) nestRanges(d);
-        if (h.naming == GroupSource::Root && drafts_.size() > 1) h.naming = drafts_[1].source;
+        if (h.naming == GroupSource::Root && drafts_.size() > 1) {  // flat names: how they were split
+            const bool repeats = std::any_of(drafts_.begin(), drafts_.end(),
+                                             [](const Draft& d) { return d.source == GroupSource::RepeatedBlock; });
+            h.naming = repeats ? GroupSource::RepeatedBlock : GroupSource::Section;
+        }
         emit(h);
         summarize(h);
         return h;

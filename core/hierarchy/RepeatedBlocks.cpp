@@ -41,7 +41,7 @@ std::optional<RepeatedRun> findRepeatedBlocks(const std::vector<uint32_t>& t, si
     const size_t regionLen = runLen + period;  // tokens covered by identical blocks
     if (regionLen / period < 3) return std::nullopt;
     // Alignment: the offset whose boundaries cut the fewest live values on average; more blocks
-    // win ties.
+    // win near-ties (a value that dies in the last block lowers one boundary, not the layering).
     RepeatedRun bestRun;
     double bestCost = std::numeric_limits<double>::infinity();
     for (size_t o = 0; o < period; ++o) {
@@ -51,7 +51,10 @@ std::optional<RepeatedRun> findRepeatedBlocks(const std::vector<uint32_t>& t, si
         if (cutCost)
             for (size_t k = 0; k <= count; ++k) cost += (*cutCost)[runStart + o + k * period];
         cost /= double(count + 1);
-        if (cost < bestCost || (cost == bestCost && count > bestRun.count)) {
+        constexpr double kTie = 0.25;
+        const bool better = cost < bestCost - kTie || (cost <= bestCost + kTie && count > bestRun.count) ||
+                            (cost < bestCost && count == bestRun.count);
+        if (better) {
             bestCost = cost;
             bestRun = {runStart + o, period, count};
         }

@@ -74,7 +74,9 @@ size_t visibleBoxes(const Hierarchy& h, const DisplayGraph& dg, const Expansion&
         bool shown = true;
         for (GroupId p = g.parent; p != kNoGroup && shown; p = h.group(p).parent) shown = expanded.count(p) > 0;
         if (!shown) continue;
-        if (g.id == kRootGroup || expanded.count(g.id)) n += direct[g.id];
+        // An open group costs its own boxes plus its frame (it takes room like a box).
+        if (g.id == kRootGroup) n += direct[g.id];
+        else if (expanded.count(g.id)) n += direct[g.id] + 1;
         else ++n;
     }
     return n;
@@ -91,6 +93,53 @@ Expansion expansionWithinBudget(const Hierarchy& h, const DisplayGraph& dg, size
     }
     return best;
 }
+
+namespace {
+
+/// Layouts of group contents by request, shared by every layouter in the process: a pass that
+/// changes one layer leaves the other layers' requests (ids, sizes, edges) as they were, so
+/// stepping to it lays out only the changed groups and their ancestors.
+class SharedContentCache {
+public:
+    static SharedContentCache& instance() {
+        static SharedContentCache c;
+        return c;
+    }
+    std::optional<LayoutResult> find(uint64_t h) {
+        std::lock_guard lock(m_);
+        auto it = map_.find(h);
+        if (it == map_.end()) return std::nullopt;
+        return it->second;
+    }
+    void clear() {
+        std::lock_guard lock(m_);
+        map_.clear();
+    }
+    void put(uint64_t h, const LayoutResult& r) {
+        std::lock_guard lock(m_);
+        if (map_.size() >= kMaxEntries) map_.clear();  // crude bound: a fresh start beats growing
+        map_.emplace(h, r);
+    }
+
+private:
+    static constexpr size_t kMaxEntries = 4096;
+    std::mutex m_;
+    std::unordered_map<uint64_t, LayoutResult> map_;
+};
+
+uint64_t requestHash(const LayoutRequest& req) {
+    uint64_t h = 1469598103934665603ull;
+    auto add = [&](uint64_t v) { h = (h ^ v) * 1099511628211ull; };
+    auto addDouble = [&](double d) { add(uint64_t(std::llround(d * 16))); };
+    for (const auto& b : req.boxes) { add(b.key); addDouble(b.width); addDouble(b.height); }
+    add(0xED6Eull);
+    for (const auto& e : req.edges) { add(e.from); add(e.to); add(uint64_t(e.weight)); }
+    return h;
+}
+
+}  // namespace
+
+void clearSharedLayoutCache() { SharedContentCache::instance().clear(); }
 
 HierarchicalLayouter::HierarchicalLayouter(std::shared_ptr<const Hierarchy> h, DisplayGraph full, BoxSizer sizer,
                                            LayoutOptions options)
@@ -193,52 +242,6 @@ HierarchicalLayouter::ContentPtr HierarchicalLayouter::contentOf(GroupId g, cons
     return contents[g] = cache_.emplace(key, std::move(content)).first->second;
 }
 
-namespace {
-
-/// Layouts of group contents by request, shared by every layouter in the process: a pass that
-/// changes one layer leaves the other layers' requests (ids, sizes, edges) as they were, so
-/// stepping to it lays out only the changed groups and their ancestors.
-class SharedContentCache {
-public:
-    static SharedContentCache& instance() {
-        static SharedContentCache c;
-        return c;
-    }
-    std::optional<LayoutResult> find(uint64_t h) {
-        std::lock_guard lock(m_);
-        auto it = map_.find(h);
-        if (it == map_.end()) return std::nullopt;
-        return it->second;
-    }
-    void clear() {
-        std::lock_guard lock(m_);
-        map_.clear();
-    }
-    void put(uint64_t h, const LayoutResult& r) {
-        std::lock_guard lock(m_);
-        if (map_.size() >= kMaxEntries) map_.clear();  // crude bound: a fresh start beats growing
-        map_.emplace(h, r);
-    }
-
-private:
-    static constexpr size_t kMaxEntries = 4096;
-    std::mutex m_;
-    std::unordered_map<uint64_t, LayoutResult> map_;
-};
-
-uint64_t requestHash(const LayoutRequest& req) {
-    uint64_t h = 1469598103934665603ull;
-    auto add = [&](uint64_t v) { h = (h ^ v) * 1099511628211ull; };
-    auto addDouble = [&](double d) { add(uint64_t(std::llround(d * 16))); };
-    for (const auto& b : req.boxes) { add(b.key); addDouble(b.width); addDouble(b.height); }
-    add(0xED6Eull);
-    for (const auto& e : req.edges) { add(e.from); add(e.to); add(uint64_t(e.weight)); }
-    return h;
-}
-
-}  // namespace
-
-void clearSharedLayoutCache() { SharedContentCache::instance().clear(); }
 
 namespace {
 

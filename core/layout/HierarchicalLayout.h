@@ -56,7 +56,7 @@ DisplayNode groupBox(const hierarchy::Hierarchy& h, GroupId g);
 Expansion expansionToDepth(const hierarchy::Hierarchy& h, int depth);
 /// `expanded` plus every group on the way to `g`, and `g` itself.
 Expansion withPathTo(const hierarchy::Hierarchy& h, Expansion expanded, GroupId g);
-/// Boxes drawn for an expansion: each expanded group's own boxes plus its collapsed children.
+/// Boxes drawn for an expansion: each open group's own boxes and its frame, one per collapsed group.
 size_t visibleBoxes(const hierarchy::Hierarchy& h, const DisplayGraph& dg, const Expansion& expanded);
 /// The deepest level whose drawing stays within `budget` boxes (at least the top level).
 Expansion expansionWithinBudget(const hierarchy::Hierarchy& h, const DisplayGraph& dg, size_t budget);

@@ -338,9 +338,8 @@ void renderPlaced(const LayoutRequest& req, const LayoutResult& placed, const st
     // Frames first: Graphviz draws nodes in creation order, so boxes land on top of them.
     LayoutRequest all;
     all.options = req.options;
-    const uint32_t frameKeyBase = 0x3E000000u;  // below group keys, above any node id
     for (size_t i = 0; i < frames.size(); ++i)
-        all.boxes.push_back({frameKeyBase + uint32_t(i), frames[i].rect.width, frames[i].rect.height,
+        all.boxes.push_back({frames[i].key, frames[i].rect.width, frames[i].rect.height,
                              frames[i].label, "#f6f7fb", "#9aa3b5"});
     all.boxes.insert(all.boxes.end(), req.boxes.begin(), req.boxes.end());
     all.edges = req.edges;

@@ -101,6 +101,7 @@ void renderWithGraphviz(const LayoutRequest& request, const std::string& format,
 
 /// A labelled frame drawn under the boxes (an expanded group).
 struct PlacedFrame {
+    uint32_t key = 0;   ///< edges may end at the frame (an edge into an open group)
     Rect rect;
     std::string label;
 };

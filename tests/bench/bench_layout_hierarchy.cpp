@@ -14,7 +14,7 @@ using namespace passlens;
 
 namespace {
 
-constexpr size_t kBudget = 120;  // the app's opening box budget (ui::kOpeningBoxBudget)
+constexpr size_t kBudget = 60;  // the app's opening box budget (ui::kOpeningBoxBudget)
 
 const ir::Model& model(int layers) {
     static std::map<int, ir::Model> models;

@@ -2,9 +2,12 @@
 // sections for chains, the structural hash, and the bounds the view relies on.
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <set>
 
 #include "HierarchyModels.h"
+#include "TestSupport.h"
+#include "onnx/Import.h"
 #include "hierarchy/Hierarchy.h"
 
 using namespace passlens;
@@ -200,4 +203,65 @@ TEST(StructuralHash, EqualForIdenticalLayersDifferentAfterAChange) {
     // Names do not matter: renaming every node keeps the hash.
     for (ir::NodeId id : m.graph.nodeOrder()) m.graph.node(id).name += "_renamed";
     EXPECT_EQ(structuralHash(m.graph, after.membersOf(*after.findPath("encoder/layer.1"))), layerHash(after, 1));
+}
+
+// ---- generated PyTorch-export-style models (tests/gen, gen_models fixture) --------------------
+
+namespace {
+
+std::string genModel(const std::string& name) { return std::string(PASSLENS_GEN_MODELS_DIR) + "/" + name + ".onnx"; }
+
+/// The group whose children are the 24 encoder layers: all structurally identical.
+const Group* layerStack(const Hierarchy& h) {
+    for (const auto& g : h.groups)
+        if (g.children.size() == 24 && h.group(g.children.front()).identicalSiblings >= 23) return &g;
+    return nullptr;
+}
+
+}  // namespace
+
+TEST(HierarchyGenerated, Bert24ScopedAndMetadataGiveTheLayers) {
+    for (const char* name : {"bert_l24_scoped", "bert_l24_meta"}) {
+        SCOPED_TRACE(name);
+        ir::Model m = onnxio::importModelFile(genModel(name));
+        Hierarchy h = buildHierarchy(m.graph);
+        EXPECT_EQ(h.naming, std::string(name) == "bert_l24_meta" ? GroupSource::Metadata : GroupSource::NodeNames);
+        const Group* stack = layerStack(h);
+        ASSERT_NE(stack, nullptr);
+        EXPECT_EQ(h.group(stack->children.front()).name, "layer.0");
+        EXPECT_EQ(h.group(stack->children.back()).name, "layer.23");
+        expectPartition(h, m.graph);
+    }
+}
+
+TEST(HierarchyGenerated, Bert24FlatFindsTheLayersAsRepeatedBlocks) {
+    ir::Model m = onnxio::importModelFile(genModel("bert_l24_flat"));
+    Hierarchy h = buildHierarchy(m.graph);
+    EXPECT_EQ(h.naming, GroupSource::RepeatedBlock);
+    size_t blocks = 0;
+    uint64_t hash = 0;
+    for (GroupId c : h.root().children)
+        if (h.group(c).source == GroupSource::RepeatedBlock) {
+            ++blocks;
+            if (!hash) hash = h.group(c).structuralHash;
+            EXPECT_EQ(h.group(c).structuralHash, hash);
+        }
+    EXPECT_GE(blocks, 23u);
+    EXPECT_LE(blocks, 24u);
+    expectPartition(h, m.graph);
+}
+
+TEST(HierarchyGenerated, CliRendersTheLargestModelsWithDefaults) {
+    const std::string out = std::string(PASSLENS_TEST_TMP) + "/render_large.svg";
+    std::filesystem::create_directories(PASSLENS_TEST_TMP);
+    for (const char* name : {"chain_50k", "bert_l320_flat", "bert_l320_scoped"}) {
+        SCOPED_TRACE(name);
+        auto r = test::runCli({"render", genModel(name), "-o", out});
+        EXPECT_EQ(r.exitCode, 0) << r.err;
+        EXPECT_NE(r.out.find("open groups"), std::string::npos) << r.out;
+        EXPECT_GT(std::filesystem::file_size(out), 1000u);
+    }
+    auto bad = test::runCli({"render", genModel("bert_l24_scoped"), "-o", out, "--expand", "no/such/group"});
+    EXPECT_EQ(bad.exitCode, 2);
+    EXPECT_NE(bad.err.find("no group 'no/such/group'"), std::string::npos) << bad.err;
 }

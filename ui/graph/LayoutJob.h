@@ -25,7 +25,7 @@ SnapshotPtr layoutNow(std::shared_ptr<const ir::Model> model, const ir::Graph* g
 /// Drawings with at most this many boxes are laid out whole (as small models always were); larger
 /// ones through their hierarchy, opened as deep as kOpeningBoxBudget boxes allow.
 inline constexpr size_t kWholeGraphBoxes = 300;
-inline constexpr size_t kOpeningBoxBudget = 120;
+inline constexpr size_t kOpeningBoxBudget = 60;
 
 /// The same graph as `base` (drawn through its hierarchy) with other groups open; reuses the
 /// layouter's cache. `cancel` abandons it between group layouts (layout::LayoutCancelled).
