@@ -3,7 +3,9 @@
 #include <QFutureWatcher>
 #include <QLabel>
 #include <QMenu>
+#include <QProgressBar>
 #include <QStatusBar>
+#include <QToolButton>
 
 #include "MainWindow.h"
 #include "graph/GraphView.h"
@@ -89,6 +91,7 @@ void MainWindow::showExpansion(layout::Expansion expanded, ir::NodeId select) {
         redrawing_ = true;
         showLaidOut(snap);
         redrawing_ = false;
+        mainView_->setSearchHits(hits_);  // find's highlights, on the boxes drawn now
         if (select != ir::kNone) mainView_->selectNode(select);
         emit expansionShown();
     });

@@ -7,6 +7,7 @@
 #include <QSettings>
 #include <QTimer>
 #include <cstdio>
+#include <cstdlib>
 
 #include "MainWindow.h"
 #include "examples/Examples.h"
@@ -48,7 +49,9 @@ protected:
         std::printf("boxes: %zu\n", snap ? snap->display.nodes.size() : size_t(0));
         std::printf("first frame: %.2f s\n", firstFrame);
         std::fflush(stdout);
-        QCoreApplication::exit(0);
+        // Background analyses (memory plan, dominator tree) may still run in the pool; a measuring
+        // run does not wait for them.
+        std::_Exit(0);
     }
 
 private:

@@ -265,7 +265,7 @@ void HierarchicalLayouter::place(GroupId g, const Content& c, Point offset, cons
         if (isGroupKey(key) && expanded.count(groupOfKey(key))) {
             const GroupId child = groupOfKey(key);
             const Group& grp = h_->group(child);
-            out.frames.push_back({child, r, grp.path + " · " + std::to_string(grp.opCount) + " ops", grp.depth});
+            out.frames.push_back({child, r, grp.name + " · " + std::to_string(grp.opCount) + " ops", grp.depth});
             const Content& inner = *contents.at(child);
             const Rect& b = inner.layout.bounds;
             place(child, inner, {r.x + kFramePadding - b.x, r.y + kFrameLabelBand + kFramePadding - b.y}, expanded,

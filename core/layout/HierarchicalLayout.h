@@ -25,7 +25,7 @@ using Expansion = std::set<GroupId>;  ///< expanded groups (the root always is)
 struct GroupFrame {
     GroupId group = hierarchy::kNoGroup;
     Rect rect;             ///< the whole frame, label band included
-    std::string label;     ///< "encoder/layer.3 · 77 ops"
+    std::string label;     ///< "layer.3 · 77 ops"
     int depth = 0;
 };
 
