@@ -3,6 +3,7 @@
 // members, find reaches a node inside a collapsed group and opens the way to it, and a 50k-node
 // chain opens without a crash. Screenshots of a 25k-node model go to the build folder.
 #include <QDir>
+#include <QLabel>
 #include <QSignalSpy>
 #include <QtTest>
 #include <set>
