@@ -1,4 +1,5 @@
 #include "MainWindow.h"
+#include "training/TrainingController.h"
 
 #include <QAction>
 #include <QApplication>
@@ -83,6 +84,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     buildDocks();
     buildMenus();
     buildAnalysisDocks();
+    new TrainingController(this);  // Passes → Build Training Graph…, View → Show Values…, backward styles
 
     facts_ = new QLabel(this);
     progress_ = new QProgressBar(this);

@@ -1,5 +1,6 @@
 #include "examples/Examples.h"
 
+#include "examples/TrainingExamples.h"
 #include "ir/Builder.h"
 
 #include <cmath>
@@ -192,6 +193,14 @@ const std::vector<Example>& all() {
         {"inplace_chain", "In-place and buffer sharing chain",
          "Same-sized elementwise ops can overwrite their input; a residual keeps one buffer alive longer.",
          inplaceChain},
+        {"autodiff", "Reverse-mode autodiff: f(x1, x2) = ln(x1) + x1·x2 − sin(x2)",
+         "The lectures' example: Passes → Build Training Graph (loss none) adds the backward graph; "
+         "View → Show Values at x1 = 2, x2 = 5 reads the v and v̄ columns off the edges.",
+         lectureFunction},
+        {"mlp_training", "Training graph of a 3-layer MLP (mse)",
+         "Forward Gemm/Relu/MatMul+Add/Tanh/Gemm/Sigmoid, the mse loss, and the backward graph: every backward "
+         "node says which forward node it came from and which tensors it saved.",
+         mlpTraining},
     };
     return examples;
 }

@@ -6,7 +6,6 @@
 #include <fstream>
 
 #include "ir/Error.h"
-#include "onnx/NodeMetadata.h"
 #include "onnx/ProtoConvert.h"
 
 namespace passlens::onnxio {
@@ -118,7 +117,7 @@ public:
         if (!n.domain.empty()) np.set_domain(n.domain);
         if (!n.docString.empty()) np.set_doc_string(n.docString);
         for (const auto& a : n.attributes) attribute(a, *np.add_attribute());
-        writeNodeMetadata(n.metadataProps, np);
+        nodeMetadataToProto(n.metadataProps, np);
     }
 
     void attribute(const Attribute& a, onnx::AttributeProto& ap) {

@@ -1,5 +1,4 @@
 #include "onnx/Import.h"
-#include "onnx/NodeMetadata.h"
 
 #include <google/protobuf/io/coded_stream.h>
 #include <onnx/defs/schema.h>
@@ -84,7 +83,7 @@ public:
             for (auto& ap : *np.mutable_attribute()) attrs.push_back(convertAttribute(ap, *g));
             NodeId id = g->addNode(np.op_type(), std::move(ins), std::move(outs), std::move(attrs), np.name(), np.domain());
             g->node(id).docString = np.doc_string();
-            g->node(id).metadataProps = readNodeMetadata(np);
+            g->node(id).metadataProps = nodeMetadataFromProto(np);
         }
 
         std::vector<ValueId> outs;

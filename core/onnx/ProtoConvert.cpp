@@ -3,6 +3,8 @@
 #include <cstring>
 #include <filesystem>
 
+#include <google/protobuf/unknown_field_set.h>
+
 #include "ir/Error.h"
 #include "util/MappedFile.h"
 
@@ -167,6 +169,33 @@ void tensorToProto(const Tensor& t, onnx::TensorProto& out) {
         return;
     }
     out.set_raw_data(reinterpret_cast<const char*>(t.data.data()), t.data.size());
+}
+
+namespace {
+constexpr int kNodeMetadataPropsField = 9;
+}
+
+std::vector<StringPair> nodeMetadataFromProto(const onnx::NodeProto& np) {
+    std::vector<StringPair> props;
+    const auto& unknown = np.GetReflection()->GetUnknownFields(np);
+    for (int i = 0; i < unknown.field_count(); ++i) {
+        const auto& f = unknown.field(i);
+        if (f.number() != kNodeMetadataPropsField || f.type() != google::protobuf::UnknownField::TYPE_LENGTH_DELIMITED)
+            continue;
+        onnx::StringStringEntryProto kv;
+        if (kv.ParseFromString(f.length_delimited())) props.push_back({kv.key(), kv.value()});
+    }
+    return props;
+}
+
+void nodeMetadataToProto(const std::vector<StringPair>& props, onnx::NodeProto& np) {
+    auto* unknown = np.GetReflection()->MutableUnknownFields(&np);
+    for (const auto& p : props) {
+        onnx::StringStringEntryProto kv;
+        kv.set_key(p.key);
+        kv.set_value(p.value);
+        unknown->AddLengthDelimited(kNodeMetadataPropsField, kv.SerializeAsString());
+    }
 }
 
 }  // namespace passlens::onnxio

@@ -7,6 +7,7 @@
 
 #include <onnx/onnx_pb.h>
 
+#include "ir/Graph.h"
 #include "ir/Tensor.h"
 #include "ir/Type.h"
 
@@ -31,5 +32,11 @@ ir::TypeInfo typeFromProto(const onnx::TypeProto& tp);
 void typeToProto(const ir::TypeInfo& t, onnx::TypeProto& out);
 /// Writes the tensor inline (raw_data / string_data).
 void tensorToProto(const ir::Tensor& t, onnx::TensorProto& out);
+
+/// NodeProto.metadata_props (field 9, ONNX 1.16+; PyTorch writes `pkg.torch.onnx.name_scopes` there).
+/// libonnx 1.12 predates the field, so protobuf keeps it among the unknown fields: these read and
+/// write it there, byte for byte as a newer library would.
+std::vector<ir::StringPair> nodeMetadataFromProto(const onnx::NodeProto& np);
+void nodeMetadataToProto(const std::vector<ir::StringPair>& props, onnx::NodeProto& np);
 
 }  // namespace passlens::onnxio

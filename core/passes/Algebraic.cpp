@@ -43,6 +43,7 @@ private:
         if (!n.domain.empty() && n.domain != "ai.onnx") return;
         if (n.inputs.empty() || n.inputs[0] == kNone || n.outputs.empty() || n.outputs[0] == kNone) return;
         if (algebraic::simplifyNeutral(rw, id, revisit)) return;
+        if (algebraic::mergeReluClip(rw, id, revisit)) return;
         if (algebraic::simplifyShapeOps(rw, id, revisit)) return;
         algebraic::simplifyArithmetic(rw, id, revisit);
     }

@@ -11,5 +11,6 @@ std::unique_ptr<Pass> makeDcePass();
 std::unique_ptr<Pass> makeCsePass();
 std::unique_ptr<Pass> makeConstantFoldingPass();
 std::unique_ptr<Pass> makeAlgebraicPass();
+std::unique_ptr<Pass> makeShapeChainFoldingPass();
 
 }  // namespace passlens::passes

@@ -4,6 +4,7 @@
 #include <atomic>
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -19,6 +20,8 @@ struct PassOptions {
     int64_t targetOpset = 0;                  ///< 0 = keep the model's opset
     std::string targetLayout;                 ///< "NHWC" / "NCHW" for the layout pass
     bool verifyStructure = true;              ///< run the IR verifier after the pass
+    /// Options of individual passes, keyed "<pass>.<option>" ("autodiff.loss" → "mse").
+    std::map<std::string, std::string> params;
     const std::atomic<bool>* cancel = nullptr;
 };
 

@@ -1,4 +1,5 @@
 #include "passes/PassRegistry.h"
+#include "autodiff/AutodiffPass.h"
 #include "passes/fusion/FusionPasses.h"
 #include "passes/layout/LayoutPasses.h"
 
@@ -66,6 +67,7 @@ const PassRegistry& PassRegistry::global() {
         registerBasicPasses(r);
         registerFusionPasses(r);
         registerLayoutPasses(r);
+        autodiff::registerAutodiffPass(r);
         return r;
     }();
     return reg;

@@ -89,6 +89,17 @@ NodeId Rewriter::addNode(const std::string& opType, std::vector<ValueId> inputs,
     return id;
 }
 
+NodeId Rewriter::addDerivedNode(const std::string& opType, std::vector<ValueId> inputs, std::vector<ValueId> outputs,
+                                std::vector<Attribute> attrs, NodeId derivedFrom, const std::string& reason,
+                                const std::string& nameHint) {
+    NodeId id = addNode(opType, std::move(inputs), std::move(outputs), std::move(attrs), {}, reason, nameHint);
+    if (derivedFrom == kNone) return id;
+    std::vector<NodeId> origins = originsOf(derivedFrom);
+    graph_.node(id).provenance = origins;
+    changes_.back().provenance = origins;  // the "added" change addNode just recorded
+    return id;
+}
+
 NodeId Rewriter::replaceNodes(const std::vector<NodeId>& group, const std::string& opType, std::vector<ValueId> inputs,
                               std::vector<ValueId> outputs, std::vector<Attribute> attrs, const std::string& reason,
                               const std::string& nameHint, const std::string& domain) {

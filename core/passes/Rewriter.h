@@ -31,6 +31,12 @@ public:
                        std::vector<ir::Attribute> attrs, const std::vector<ir::NodeId>& replaces,
                        const std::string& reason, const std::string& nameHint = {}, const std::string& domain = {});
 
+    /// Adds a node derived from `derivedFrom` without replacing it (a backward node of a forward
+    /// node): recorded as "added", with the forward node's origins as provenance ("came from").
+    ir::NodeId addDerivedNode(const std::string& opType, std::vector<ir::ValueId> inputs,
+                              std::vector<ir::ValueId> outputs, std::vector<ir::Attribute> attrs,
+                              ir::NodeId derivedFrom, const std::string& reason, const std::string& nameHint = {});
+
     // ---- rewrites ---------------------------------------------------------------------------------
     /// Replaces `group` by one new node computing the same outputs (fusion): the new node takes
     /// over `outputs` (values produced by nodes of the group); the group's nodes are erased.

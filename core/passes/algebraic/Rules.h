@@ -47,5 +47,7 @@ bool simplifyNeutral(Rewriter& rw, ir::NodeId id, Revisit& revisit);
 bool simplifyShapeOps(Rewriter& rw, ir::NodeId id, Revisit& revisit);
 /// Constant chains reassociated, Max(x, LeakyRelu(x)), integer x·0 (ArithmeticRules.cpp).
 bool simplifyArithmetic(Rewriter& rw, ir::NodeId id, Revisit& revisit);
+/// Relu(Clip(x)) and Clip(Relu(x)) → one Clip with min max(lo, 0) (ClipRules.cpp).
+bool mergeReluClip(Rewriter& rw, ir::NodeId id, Revisit& revisit);
 
 }  // namespace passlens::passes::algebraic

@@ -112,16 +112,24 @@ void FuseConvBatchNorm::runImpl(PassContext& ctx) const {
 }
 
 void registerFusionPasses(PassRegistry& r) {
-    r.add("fuse-conv-bn", FuseConvBatchNorm().description(), Level::Extended, 200,
+    // Level basic holds the limited, semantics-preserving fusions of the lectures' O3 (ONNX Runtime's
+    // level 1: ConvBNFusion, ConvAddFusion, ConvMulFusion, MatMulAddFusion, GemmTransposeFusion,
+    // ReshapeFusion);
+    // level extended the complex pattern fusions.
+    r.add("fuse-conv-bn", FuseConvBatchNorm().description(), Level::Basic, 200,
           [] { return std::make_unique<FuseConvBatchNorm>(); });
     // Before the Conv folds, so a HardSwish's own +3 is not offered to them as a bias.
     r.add("fuse-hard-swish", FuseHardSwish().description(), Level::Extended, 202,
           [] { return std::make_unique<FuseHardSwish>(); });
-    r.add("fuse-conv-mul-add", FuseConvScaleShift().description(), Level::Extended, 205,
+    r.add("fuse-conv-mul-add", FuseConvScaleShift().description(), Level::Basic, 205,
           [] { return std::make_unique<FuseConvScaleShift>(); });
     r.add("fuse-layer-norm", FuseLayerNorm().description(), Level::Extended, 210,
           [] { return std::make_unique<FuseLayerNorm>(); });
-    r.add("fuse-matmul-add", FuseMatMulAdd().description(), Level::Extended, 230,
+    // ONNX Runtime runs its ReshapeFusion at level 1 too: the constant target is exact, and it
+    // gives the Reshape's result a known rank, which the 2-D MatMul + Add → Gemm fold needs.
+    r.add("fuse-reshape", FuseReshape().description(), Level::Basic, 215,
+          [] { return std::make_unique<FuseReshape>(); });
+    r.add("fuse-matmul-add", FuseMatMulAdd().description(), Level::Basic, 230,
           [] { return std::make_unique<FuseMatMulAdd>(); });
     r.add("fuse-prelu", FusePRelu().description(), Level::Extended, 240,
           [] { return std::make_unique<FusePRelu>(); });
@@ -137,6 +145,8 @@ void registerFusionPasses(PassRegistry& r) {
     // Level all: calls of model-local functions, after every standard-op pattern fusion.
     r.add("group-gelu", GroupGelu().description(), Level::All, 275, [] { return std::make_unique<GroupGelu>(); });
     r.add("group-silu", GroupSilu().description(), Level::All, 276, [] { return std::make_unique<GroupSilu>(); });
+    r.add("group-attention", GroupAttention().description(), Level::All, 277,
+          [] { return std::make_unique<GroupAttention>(); });
     r.add("detect-attention", DetectAttention().description(), Level::Extended, 290,
           [] { return std::make_unique<DetectAttention>(); });
 }

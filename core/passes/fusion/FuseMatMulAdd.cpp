@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "passes/fusion/FusionPasses.h"
+#include "passes/ShapeChain.h"
 #include "passes/fusion/PatternUtil.h"
 
 namespace passlens::passes {
@@ -159,11 +160,14 @@ void FuseMatMulAdd::runImpl(PassContext& ctx) const {
             }
             if (g.value(y).type.elemType != DataType::Float) { refuse("the product is not float32"); continue; }
             const Tensor* bias = constantOf(g, c);
-            auto yDims = staticDims(g, y);
+            // A symbolic dim (-1 here) only takes a bias dim of 1: a bias [N] fits M rows however many.
+            std::optional<std::vector<int64_t>> yDims;
+            if (auto d0 = dimOf(g, y, 0), d1 = dimOf(g, y, 1); d0 && d1)
+                yDims = std::vector<int64_t>{d0->value.value_or(-1), d1->value.value_or(-1)};
             if (!bias) { refuse("the addend '" + g.value(c).name + "' is not a constant", {c}); continue; }
             if (!yDims || !broadcastsTo(bias->dims, (*yDims)[0], (*yDims)[1])) {
                 refuse("the addend '" + g.value(c).name + "' of shape " + Attribute::makeInts("", bias->dims).valueToString() +
-                           " does not broadcast to the product's shape" + (yDims ? " " + Attribute::makeInts("", *yDims).valueToString() : ""),
+                           " does not broadcast to the product's shape" + (yDims ? " " + g.value(y).type.shape->toString() : ""),
                        {c});
                 continue;
             }

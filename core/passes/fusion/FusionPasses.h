@@ -128,11 +128,48 @@ protected:
     void runImpl(PassContext& ctx) const override;
 };
 
+/// One scaled dot-product attention: MatMul(Q, Kᵀ) → [scale] → [mask Add] → Softmax → MatMul(·, V),
+/// with the scale on the scores or on Q and K transposed by a Transpose or already transposed.
+struct AttentionForm {
+    std::vector<ir::NodeId> nodes;  ///< Q·Kᵀ MatMul, mask Add, scale, Transpose / Q scale, Softmax, ·V MatMul
+    ir::ValueId q = ir::kNone, k = ir::kNone, v = ir::kNone, mask = ir::kNone, out = ir::kNone;
+    ir::NodeId softmax = ir::kNone;
+    std::string text;               ///< "attention at sm: Q·Kᵀ qk (Kᵀ by kt), mask add, scale div, sm, ·V pv"
+    /// A Softmax between a ·V MatMul and something that is not Q·Kᵀ: the node in the way and why.
+    ir::NodeId blocker = ir::kNone;
+    std::string why;
+    bool matched() const { return why.empty(); }
+};
+/// Every Softmax whose result a MatMul reads as its left operand, matched back to Q·Kᵀ (or not).
+std::vector<AttentionForm> findAttentionForms(const ir::Graph& g);
+
 /// Attention detection: applied remark listing Q·Kᵀ, scale, mask, Softmax and ·V; no rewrite.
 class DetectAttention : public Pass {
 public:
     std::string name() const override { return "detect-attention"; }
     std::string description() const override { return "Marks scaled dot-product attention (Q·Kᵀ, scale, mask, Softmax, ·V); no rewrite"; }
+protected:
+    void runImpl(PassContext& ctx) const override;
+};
+
+/// Reshape/Expand targets computed by a shape chain → constant targets (0 = copy, −1, literals).
+class FuseReshape : public Pass {
+public:
+    std::string name() const override { return "fuse-reshape"; }
+    std::string description() const override {
+        return "Replaces a Reshape or Expand target computed by a Shape/Gather/Unsqueeze/Concat chain with a constant (0 = copy, -1)";
+    }
+protected:
+    void runImpl(PassContext& ctx) const override;
+};
+
+/// Each scaled dot-product attention becomes one call of a model-local function Attention (level all).
+class GroupAttention : public Pass {
+public:
+    std::string name() const override { return "group-attention"; }
+    std::string description() const override {
+        return "Turns each scaled dot-product attention (Q·Kᵀ, scale, mask, Softmax, ·V) into one call of a model-local function Attention";
+    }
 protected:
     void runImpl(PassContext& ctx) const override;
 };

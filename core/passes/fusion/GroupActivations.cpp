@@ -7,6 +7,7 @@
 #include <map>
 #include <set>
 
+#include "passes/fusion/FunctionCall.h"
 #include "passes/fusion/FusionPasses.h"
 #include "passes/fusion/GroupFunctions.h"
 #include "passes/fusion/PatternUtil.h"
@@ -40,11 +41,9 @@ void groupForms(PassContext& ctx, const std::string& rule, std::vector<Activatio
     ctx.forEachGraph([&](Rewriter& rw) {
         Graph& g = rw.graph();
         rw.setRule(rule);
-        std::map<NodeId, size_t> position;
-        if (auto order = g.topologicalOrder())
-            for (NodeId n : *order) position.emplace(n, position.size());
+        const auto position = topologicalPositions(g);
         std::set<NodeId> taken;  // nodes already moved into a call (forms may overlap)
-        for (ActivationForm form : find(g)) {
+        for (const ActivationForm& form : find(g)) {
             if (std::any_of(form.nodes.begin(), form.nodes.end(), [&](NodeId n) { return taken.count(n) || !g.hasNode(n); }))
                 continue;
             const std::string at = form.form + " at " + g.node(form.anchor).displayName();
@@ -52,25 +51,8 @@ void groupForms(PassContext& ctx, const std::string& rule, std::vector<Activatio
                 rw.missed(form.nodes, at + " not grouped into a function: " + why);
                 continue;
             }
-            std::sort(form.nodes.begin(), form.nodes.end(), [&](NodeId a, NodeId b) { return position[a] < position[b]; });
-            std::vector<ValueId> constants;
-            for (NodeId n : form.nodes)
-                for (ValueId v : g.node(n).inputs)
-                    if (v != kNone && constantOf(g, v)) constants.push_back(v);
-            std::string members;
-            for (NodeId n : form.nodes) members += (members.empty() ? "" : ", ") + g.node(n).displayName();
-            auto body = functionBodyOf(g, form.nodes, {form.x}, {form.out}, form.function);
-            // One body serves calls of every shape: keep no shapes of the first call's values.
-            for (ValueId v : body->valueIds()) body->value(v).type = TypeInfo{};
-            const std::string fname = addOrReuseFunction(rw.model(), body, form.function, form.form + " (first: " + members + ")");
             taken.insert(form.nodes.begin(), form.nodes.end());
-            const size_t count = form.nodes.size();
-            const NodeId call = rw.replaceNodes(form.nodes, fname, {form.x}, {form.out}, {},
-                                                at + ": " + std::to_string(count) + " nodes become one call of " + fname,
-                                                fname + "_" + g.node(form.anchor).displayName(), kFusedFunctionDomain);
-            rw.applied({call}, at + ": " + std::to_string(count) + " nodes (" + members + ") become one call " +
-                                   g.node(call).displayName() + " of " + kFusedFunctionDomain + "." + fname);
-            removeUnreadConstants(rw, constants, "read only by the nodes moved into " + fname);
+            replaceByFunctionCall(rw, form.nodes, {form.x}, form.out, position, form.function, form.form, at, form.anchor);
         }
     });
 }

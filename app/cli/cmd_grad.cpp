@@ -1,0 +1,51 @@
+// passlens-cli grad: the training graph of a model (loss + backward graph in standard ONNX ops).
+#include <ostream>
+
+#include "autodiff/Autodiff.h"
+#include "cli/Command.h"
+#include "ir/Error.h"
+#include "onnx/Checker.h"
+#include "onnx/Export.h"
+#include "onnx/Import.h"
+
+namespace passlens::cli {
+
+REGISTER_COMMAND({
+    "grad",
+    "grad MODEL -o TRAIN.onnx [--loss mse|cross-entropy|none] [--output NAME] [--wrt all|NAME,...] [--recompute none]",
+    "Builds the training graph: outputs = the model's outputs, `loss`, then `<name>_grad` per requested tensor "
+    "(all = every float initializer). mse adds input `<output>_target`, cross-entropy `<output>_labels` (int64 [N]).",
+    {"-o", "--loss", "--output", "--wrt", "--recompute"},
+    [](const Args& args, std::ostream& out, std::ostream&) {
+        args.expectOnly({"-o", "--loss", "--output", "--wrt", "--recompute"});
+        const std::string in = args.positional(0, "MODEL");
+        auto outPath = args.option("-o");
+        if (!outPath) throw UsageError{"missing -o TRAIN.onnx"};
+        if (auto r = args.option("--recompute"); r && *r != "none")
+            throw UsageError{"--recompute " + *r + " is not available yet; only 'none'"};
+        autodiff::AutodiffOptions o;
+        o.loss = args.option("--loss").value_or("mse");
+        o.output = args.option("--output").value_or("");
+        o.wrt = autodiff::parseWrtList(args.option("--wrt").value_or("all"));
+        onnxio::ImportOptions io;
+        io.pinnedDims = args.dims();
+        const ir::Model forward = onnxio::importModelFile(in, io);
+        const size_t forwardNodes = forward.graph.nodeCount();
+        ir::Model train = autodiff::makeTrainingModel(forward, o);
+        size_t lossNodes = 0, backwardNodes = 0;
+        for (ir::NodeId n : train.graph.nodeOrder()) {
+            auto role = autodiff::provenanceOf(train.graph.node(n)).role;
+            lossNodes += role == autodiff::Role::Loss;
+            backwardNodes += role == autodiff::Role::Backward;
+        }
+        onnxio::exportModelFile(train, *outPath);
+        if (auto problem = onnxio::checkModelFile(*outPath))
+            throw Error(ErrorKind::CheckFailed, "the training graph fails the ONNX checker: " + *problem);
+        const size_t grads = train.graph.outputs().size() - forward.graph.outputs().size() - 1;
+        out << "wrote " << *outPath << ": " << forwardNodes << " forward, " << lossNodes << " loss and " << backwardNodes
+            << " backward nodes; " << grads << " gradients of the " << o.loss << " loss\n";
+        return kOk;
+    },
+});
+
+}  // namespace passlens::cli

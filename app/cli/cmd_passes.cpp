@@ -1,0 +1,54 @@
+#include <algorithm>
+#include <ostream>
+
+#include <nlohmann/json.hpp>
+
+#include "cli/Command.h"
+#include "passes/PassRegistry.h"
+
+namespace passlens::cli {
+
+namespace {
+
+/// Pipeline order first (as `optimize` runs them), then the passes that run only when named.
+std::vector<const passes::PassInfo*> catalog() {
+    std::vector<const passes::PassInfo*> all;
+    for (const auto& p : passes::PassRegistry::global().passes()) all.push_back(&p);
+    std::stable_sort(all.begin(), all.end(), [](const auto* a, const auto* b) {
+        bool aNamedOnly = a->level == passes::Level::None, bNamedOnly = b->level == passes::Level::None;
+        if (aNamedOnly != bNamedOnly) return bNamedOnly;
+        return a->order < b->order;
+    });
+    return all;
+}
+
+std::string levelLabel(passes::Level l) {
+    return l == passes::Level::None ? "named" : std::string(passes::levelName(l));
+}
+
+}  // namespace
+
+REGISTER_COMMAND({
+    "passes", "passes [--json]",
+    "The pass catalog: every registered pass with its level (the lowest --level that runs it, or "
+    "'named' for passes that run only from --passes) and what it does.",
+    {},
+    [](const Args& args, std::ostream& out, std::ostream&) {
+        args.expectOnly({"--json"});
+        const auto all = catalog();
+        if (args.flag("--json")) {
+            auto arr = nlohmann::ordered_json::array();
+            for (const auto* p : all)
+                arr.push_back({{"name", p->name}, {"level", levelLabel(p->level)}, {"description", p->description}});
+            out << arr.dump(2) << "\n";
+            return 0;
+        }
+        size_t width = 0;
+        for (const auto* p : all) width = std::max(width, p->name.size());
+        for (const auto* p : all)
+            out << p->name << std::string(width + 2 - p->name.size(), ' ') << levelLabel(p->level)
+                << std::string(10 - std::min<size_t>(9, levelLabel(p->level).size()), ' ') << p->description << "\n";
+        return 0;
+    }});
+
+}  // namespace passlens::cli

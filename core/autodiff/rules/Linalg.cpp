@@ -1,0 +1,96 @@
+// Gradients of MatMul (batched, broadcast, 1-D operands) and Gemm (every transA/transB/alpha/beta).
+#include <numeric>
+
+#include "autodiff/GradientBuilder.h"
+#include "ir/Error.h"
+
+namespace passlens::autodiff {
+
+using namespace passlens::ir;
+
+namespace {
+
+/// Swaps the last two axes.
+ValueId transposeLast2(GradContext& c, ValueId x, int64_t rank) {
+    std::vector<int64_t> perm(static_cast<size_t>(rank));
+    std::iota(perm.begin(), perm.end(), 0);
+    std::swap(perm[size_t(rank - 1)], perm[size_t(rank - 2)]);
+    return c.op("Transpose", {x}, {Attribute::makeInts("perm", perm)});
+}
+
+std::vector<Dim> dimsOf(GradContext& c, ValueId v) {
+    c.rank(v);  // throws when unknown
+    return c.graph().value(v).type.shape->dims;
+}
+
+void matMulGrad(GradContext& c) {
+    // Y[..., M, N] = A[..., M, K] · B[..., K, N]; dA = g·Bᵀ, dB = Aᵀ·g, each summed over the batch
+    // axes its operand was broadcast along. A 1-D operand is lifted to a matrix first (as MatMul
+    // itself does), and the gradient dropped back to 1-D.
+    ValueId a = c.input(0), b = c.input(1), g = c.gradOut(0);
+    std::vector<Dim> ad = dimsOf(c, a), bd = dimsOf(c, b), gd = dimsOf(c, c.output(0));
+    const bool aVec = ad.size() == 1, bVec = bd.size() == 1;
+    if (aVec) {
+        a = c.unsqueeze(a, {0});
+        ad.insert(ad.begin(), Dim::of(1));
+        g = c.unsqueeze(g, {int64_t(gd.size()) - (bVec ? 0 : 1)});
+        gd.insert(gd.end() - (bVec ? 0 : 1), Dim::of(1));
+    }
+    if (bVec) {
+        b = c.unsqueeze(b, {1});
+        bd.push_back(Dim::of(1));
+        g = c.unsqueeze(g, {int64_t(gd.size())});
+        gd.push_back(Dim::of(1));
+    }
+    const int64_t ra = int64_t(ad.size()), rb = int64_t(bd.size()), rg = int64_t(gd.size());
+    std::vector<Dim> batch(gd.begin(), gd.end() - 2);
+    auto finish = [&](ValueId full, const std::vector<Dim>& tail, ValueId original, bool lifted, const std::vector<Dim>& liftedDims) {
+        std::vector<Dim> fullDims = batch;
+        fullDims.insert(fullDims.end(), tail.begin(), tail.end());
+        if (!lifted) return c.sumTo(full, fullDims, original);
+        // Sum the batch axes away, then drop the lifted axis with a reshape to the 1-D operand.
+        std::vector<int64_t> axes(static_cast<size_t>(rg - 2));
+        std::iota(axes.begin(), axes.end(), 0);
+        ValueId summed = axes.empty() ? full : c.reduceSum(full, axes, false);
+        (void)liftedDims;
+        return c.reshapeLike(summed, original);
+    };
+    if (c.needsGrad(0)) {
+        ValueId full = c.op("MatMul", {g, transposeLast2(c, b, rb)});
+        c.setGradIn(0, finish(full, {ad[size_t(ra - 2)], ad[size_t(ra - 1)]}, c.input(0), aVec, ad));
+    }
+    if (c.needsGrad(1)) {
+        ValueId full = c.op("MatMul", {transposeLast2(c, a, ra), g});
+        c.setGradIn(1, finish(full, {bd[size_t(rb - 2)], bd[size_t(rb - 1)]}, c.input(1), bVec, bd));
+    }
+}
+
+void gemmGrad(GradContext& c) {
+    // Y = α·A'·B' + β·C with A' = transA ? Aᵀ : A, B' = transB ? Bᵀ : B. Each gradient is one Gemm.
+    const Node& n = c.node();
+    const int64_t ta = n.attrInt("transA", 0), tb = n.attrInt("transB", 0);
+    const float alpha = n.attrFloat("alpha", 1.f), beta = n.attrFloat("beta", 1.f);
+    const ValueId a = c.input(0), b = c.input(1), g = c.gradOut(0);
+    auto gemm = [&](ValueId x, ValueId y, int64_t tx, int64_t ty) {
+        std::vector<Attribute> attrs;
+        if (alpha != 1.f) attrs.push_back(Attribute::makeFloat("alpha", alpha));
+        if (tx) attrs.push_back(Attribute::makeInt("transA", 1));
+        if (ty) attrs.push_back(Attribute::makeInt("transB", 1));
+        return c.op("Gemm", {x, y}, std::move(attrs));
+    };
+    if (c.needsGrad(0)) c.setGradIn(0, ta ? gemm(b, g, tb, 1) : gemm(g, b, 0, tb ? 0 : 1));
+    if (c.needsGrad(1)) c.setGradIn(1, tb ? gemm(g, a, 1, ta) : gemm(a, g, ta ? 0 : 1, 0));
+    if (c.needsGrad(2)) {
+        ValueId scaled = beta == 1.f ? g : c.op("Mul", {g, c.scalar(beta)});
+        c.setGradIn(2, c.sumToShapeOf(scaled, c.input(2)));
+    }
+}
+
+}  // namespace
+
+void registerLinalgGradients(GradientRegistry& r) {
+    r.add("MatMul", matMulGrad);
+    r.add("Gemm", gemmGrad);
+}
+
+}  // namespace passlens::autodiff
