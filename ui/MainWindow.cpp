@@ -28,6 +28,7 @@
 #include <QtConcurrent>
 #include <QToolBar>
 #include <QToolButton>
+#include <chrono>
 #include <map>
 
 #include "PropertiesPanel.h"
@@ -78,6 +79,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
         memory_->selectValue(v);
     });
     connect(mainView_, &GraphView::subgraphRequested, this, &MainWindow::openSubgraph);
+    connect(mainView_, &GraphView::groupToggleRequested, this, &MainWindow::setGroupExpanded);
 
     buildDocks();
     buildMenus();
@@ -184,6 +186,7 @@ void MainWindow::buildMenus() {
     mini->setCheckable(true);
     mini->setChecked(true);
     connect(mini, &QAction::toggled, this, [this](bool on) { mainView_->setMinimapVisible(on); });
+    buildGroupMenu(view);
 
     // Find bar.
     QToolBar* bar = addToolBar(tr("Find"));
@@ -235,7 +238,9 @@ void MainWindow::addRecent(const QString& path) {
 
 bool MainWindow::openFile(const QString& path) {
     try {
+        const auto t0 = std::chrono::steady_clock::now();
         auto m = std::make_shared<ir::Model>(onnxio::importModelFile(path.toStdString()));
+        importSeconds_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
         setModel(std::move(m), QFileInfo(path).fileName());
         addRecent(path);
         return true;
@@ -352,9 +357,12 @@ void MainWindow::showLaidOut(const SnapshotPtr& snap) {
     mainView_->clearNodeStyles();
     applyDiffStyles();
     showGhosts();
-    if (shownRow_ <= 0)  // a step keeps its own "pass i of n" message
-        statusBar()->showMessage(tr("Laid out %1 boxes in %2 s").arg(snap->display.nodes.size()).arg(snap->layout.seconds, 0, 'f', 2), 5000);
-    if (!findEdit_->text().isEmpty()) find(findEdit_->text());
+    if (!snap->layout.fallbackReason.empty())
+        statusBar()->showMessage(tr("Simple layered placement (Graphviz: %1)").arg(QString::fromStdString(snap->layout.fallbackReason)), 10000);
+    else if (shownRow_ <= 0)  // a step keeps its own "pass i of n" message
+        statusBar()->showMessage(tr("Laid out %1 boxes in %2 s").arg(snap->display.nodes.size()).arg(snap->layoutSeconds, 0, 'f', 2), 5000);
+    updateBreadcrumb();
+    if (!findEdit_->text().isEmpty() && !redrawing_) find(findEdit_->text());
     emit layoutReady();
     if (shownRow_ >= 0) emit stepShown(shownRow_);
 }
@@ -417,14 +425,14 @@ void MainWindow::find(const QString& text) {
 void MainWindow::findNext() {
     if (hits_.empty()) return;
     hitIndex_ = (hitIndex_ + 1) % int(hits_.size());
-    currentView()->selectNode(hits_[size_t(hitIndex_)]);
+    if (!currentView()->selectNode(hits_[size_t(hitIndex_)])) revealNode(hits_[size_t(hitIndex_)]);
     findStatus_->setText(tr("%1 of %2").arg(hitIndex_ + 1).arg(hits_.size()));
 }
 
 void MainWindow::findPrevious() {
     if (hits_.empty()) return;
     hitIndex_ = hitIndex_ <= 0 ? int(hits_.size()) - 1 : hitIndex_ - 1;
-    currentView()->selectNode(hits_[size_t(hitIndex_)]);
+    if (!currentView()->selectNode(hits_[size_t(hitIndex_)])) revealNode(hits_[size_t(hitIndex_)]);
     findStatus_->setText(tr("%1 of %2").arg(hitIndex_ + 1).arg(hits_.size()));
 }
 
@@ -554,6 +562,14 @@ void MainWindow::buildAnalysisDocks() {
 
 void MainWindow::onAnalysisSnapshot() {
     SnapshotPtr snap = mainView_->snapshot();
+    // Opening or closing a group redraws the same graph: its tree and fusion groups stand.
+    const bool sameGraph = snap && lastClusters_.graph && lastClusters_.graph->graph == snap->graph &&
+                           lastClusters_.graph->model == snap->model;
+    if (sameGraph) {
+        mainView_->setClusters(lastClusters_.clusters);
+        emit fusionClustersReady(mainView_->clusterOverlayCount());
+        return;
+    }
     domTree_->setGraph(snap);
     whyNot_->clear();
     if (!snap) return;
@@ -581,7 +597,9 @@ void MainWindow::onAnalysisSnapshot() {
 
 void MainWindow::onFusionGroupsFinished() {
     FusionClusters r = clusterWatcher_->result();
-    if (r.graph != mainView_->snapshot()) return;
+    SnapshotPtr shown = mainView_->snapshot();
+    if (!shown || !r.graph || r.graph->graph != shown->graph || r.graph->model != shown->model) return;
+    lastClusters_ = r;
     mainView_->setClusters(std::move(r.clusters));
     emit fusionClustersReady(mainView_->clusterOverlayCount());
 }

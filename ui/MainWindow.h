@@ -61,6 +61,7 @@ private:
     QDockWidget* whyNotDock_ = nullptr;
     QAction* clustersAction_ = nullptr;
     QFutureWatcher<FusionClusters>* clusterWatcher_ = nullptr;
+    FusionClusters lastClusters_;   ///< of the shown graph, kept across redraws of other groups
     // ---- end of the analysis docks block ------------------------------------------------------
 public:
 
@@ -91,6 +92,19 @@ public:
     /// File → Compare With…: a new tab with the open model (A) and `pathB` side by side, diffed
     /// (MainWindowCompare.cpp). Null when no model is open.
     CompareView* compareWith(const QString& pathB);
+    // ---- large graphs: groups of the hierarchy (collapsed = one box) ---------------------------
+    /// Opens or closes a group of the main view's drawing (re-laid out off the GUI thread; only
+    /// the groups whose content changed are laid out again).
+    void setGroupExpanded(uint32_t group, bool expand);
+    /// Opens exactly these groups (and the root).
+    void showExpansion(layout::Expansion expanded, ir::NodeId select = ir::kNone);
+    void expandAllGroups();
+    void collapseToLevel(int level);
+    /// Seconds the shown model's file took to import (0 for examples).
+    double importSeconds() const { return importSeconds_; }
+signals:
+    void expansionShown();                    ///< a redraw with other groups open is in the view
+public:
 
     // ---- pass stepper (MainWindowStepper.cpp) ------------------------------------------------
     StepperPanel* stepper() const { return stepper_; }
@@ -193,6 +207,15 @@ private:
     int shownRow_ = -1;
     StepDiff shownDiff_;
     uint64_t beforeGeneration_ = 0;
+
+    // large graphs
+    void buildGroupMenu(QMenu* view);
+    void revealNode(ir::NodeId id);  ///< opens the groups around a node, then selects it
+    void markChangedGroups();        ///< "3 changed" on collapsed groups holding the shown step's changes
+    void updateBreadcrumb();
+    QLabel* breadcrumb_ = nullptr;
+    double importSeconds_ = 0;
+    bool redrawing_ = false;      ///< showLaidOut of a redraw: keep the find position
 };
 
 }  // namespace passlens::ui

@@ -69,11 +69,18 @@ void MainWindow::buildStepperDocks() {
 }
 
 void MainWindow::sizeDocks() {
-    // The graph keeps most of the window: the stepper is a narrow column, the logs a short strip.
+    // The graph keeps most of the window: the stepper is a narrow column, the docks on the right
+    // one tab group, the logs a short strip.
     auto* step = findChild<QDockWidget*>("stepper");
     auto* log = findChild<QDockWidget*>("changeLog");
-    if (step) resizeDocks({step}, {400}, Qt::Horizontal);
-    if (log) resizeDocks({log}, {240}, Qt::Vertical);
+    auto* props = findChild<QDockWidget*>("properties");
+    if (auto* info = findChild<QDockWidget*>("model"); info && props && dockWidgetArea(info) == dockWidgetArea(props)) {
+        tabifyDockWidget(props, info);
+        props->raise();
+    }
+    if (step) resizeDocks({step}, {320}, Qt::Horizontal);
+    if (props) resizeDocks({props}, {320}, Qt::Horizontal);
+    if (log) resizeDocks({log}, {190}, Qt::Vertical);
 }
 
 void MainWindow::buildStepperMenu(QMenu* file) {
@@ -148,6 +155,7 @@ void MainWindow::applyDiffStyles() {
     // (showGhosts) or red boxes of the before pane, so the node items stay exactly the snapshot's.
     for (ir::NodeId id : shownDiff_.added) mainView_->setNodeStyle(id, styleFor(DiffState::Added));
     for (ir::NodeId id : shownDiff_.changed) mainView_->setNodeStyle(id, styleFor(DiffState::Changed));
+    markChangedGroups();
     updateCaption();
 }
 

@@ -47,8 +47,18 @@ inline constexpr uint32_t kKeyTagMask = 0xC0000000u;
 /// never get this high; the builder stops copying before a copy key could meet one).
 inline constexpr uint32_t kFirstCopyKey = 0xFFFFFFFEu;
 
+/// Boxes and frames of groups (core/hierarchy) use keys in the operator range that node ids never
+/// reach: kGroupKeyBase | group id.
+inline constexpr uint32_t kGroupKeyBase = 0x3F000000u;
+inline constexpr bool isGroupKey(uint32_t key) { return (key & 0xFF000000u) == kGroupKeyBase; }
+inline constexpr uint32_t groupKey(uint32_t group) { return kGroupKeyBase | group; }
+inline constexpr uint32_t groupOfKey(uint32_t key) { return key & 0x00FFFFFFu; }
+/// An operator box: not tagged and not a group.
+inline constexpr bool isOpKey(uint32_t key) { return (key & kKeyTagMask) == 0 && !isGroupKey(key); }
+
 struct DisplayNode {
-    enum class Kind { Op, Input, Output, Constant };
+    /// Group: a collapsed group of nodes (core/hierarchy), drawn as one box.
+    enum class Kind { Op, Input, Output, Constant, Group };
     uint32_t key = 0;
     Kind kind = Kind::Op;
     ir::NodeId node = ir::kNone;    ///< for Op
@@ -61,6 +71,7 @@ struct DisplayNode {
     /// For a per-reader copy of a shared constant: the key of the box it repeats (the initializer's
     /// box or the Constant node's box, which keeps the first reader); 0 otherwise.
     uint32_t copyOf = 0;
+    uint32_t group = UINT32_MAX;    ///< for Group: the hierarchy's group id
 };
 
 struct DisplayEdge {

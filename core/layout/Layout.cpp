@@ -13,6 +13,8 @@
 #include <unordered_map>
 
 #include "ir/Error.h"
+#include "layout/LargeStack.h"
+#include "layout/LayeredLayout.h"
 
 namespace passlens::layout {
 
@@ -176,13 +178,13 @@ struct GraphvizSession {
 };
 
 void build(GraphvizSession& s, const LayoutRequest& req, bool styled) {
+    const LayoutOptions o = tunedOptions(req.options, req.boxes.size());
     // One context for the process (plugin loading is not free); used under graphvizMutex().
     static GVC_t* context = gvContext();
     s.gvc = context;
     if (!s.gvc) throw Error(ErrorKind::Internal, "Graphviz: cannot create a context");
     char name[] = "passlens";
     s.g = agopen(name, Agdirected, nullptr);
-    const auto& o = req.options;
     set(s.g, "rankdir", "TB");
     set(s.g, "ranksep", fmt(o.rankSeparation));
     set(s.g, "nodesep", fmt(o.nodeSeparation));
@@ -190,6 +192,7 @@ void build(GraphvizSession& s, const LayoutRequest& req, bool styled) {
     if (o.nslimit) set(s.g, "nslimit", fmt(*o.nslimit));
     if (o.nslimit1) set(s.g, "nslimit1", fmt(*o.nslimit1));
     if (o.mclimit) set(s.g, "mclimit", fmt(*o.mclimit));
+    if (o.searchsize) set(s.g, "searchsize", std::to_string(*o.searchsize));
     if (styled) {
         set(s.g, "bgcolor", "#fbfbfd");
         set(s.g, "fontname", "DejaVu Sans");
@@ -238,11 +241,39 @@ void build(GraphvizSession& s, const LayoutRequest& req, bool styled) {
 }
 
 void runDot(GraphvizSession& s) {
-    if (gvLayout(s.gvc, s.g, "dot") != 0) throw Error(ErrorKind::Internal, "Graphviz: dot layout failed");
+    int rc = 0;
+    runOnLargeStack([&] { rc = gvLayout(s.gvc, s.g, "dot"); });
+    if (rc != 0) throw Error(ErrorKind::Internal, "Graphviz: dot layout failed");
     s.laidOut = true;
 }
 
 }  // namespace
+
+LayoutOptions tunedOptions(LayoutOptions o, size_t boxes) {
+    // Measured on transformer layers and long chains: crossing minimization dominates past a few
+    // hundred boxes and its later rounds rarely change the picture.
+    if (!o.mclimit && boxes > 200) o.mclimit = boxes > 800 ? 0.2 : 0.5;
+    if (!o.searchsize && boxes > 400) o.searchsize = 20;
+    if (!o.nslimit1 && boxes > 400) o.nslimit1 = 2.0;
+    return o;
+}
+
+LayoutResult layoutOrFallBack(const LayoutRequest& req) {
+    std::string reason;
+    if (req.boxes.size() > kMaxGraphvizBoxes) {
+        reason = std::to_string(req.boxes.size()) + " boxes are more than Graphviz is given at once (" +
+                 std::to_string(kMaxGraphvizBoxes) + ")";
+    } else {
+        try {
+            return layoutGraph(req);
+        } catch (const std::exception& e) {
+            reason = e.what();
+        }
+    }
+    LayoutResult r = layeredLayout(req);
+    r.fallbackReason = reason;
+    return r;
+}
 
 LayoutResult layoutGraph(const LayoutRequest& req) {
     std::lock_guard lock(graphvizMutex());
@@ -289,6 +320,56 @@ void renderWithGraphviz(const LayoutRequest& req, const std::string& format, con
     GraphvizSession s;
     build(s, req, true);
     runDot(s);
+    if (gvRenderFilename(s.gvc, s.g, format.c_str(), path.c_str()) != 0)
+        throw Error(ErrorKind::BadInput, "Graphviz cannot write '" + format + "' files to " + path);
+}
+
+namespace {
+
+std::string pointText(Point p, double top) { return fmt(p.x) + "," + fmt(top - p.y); }
+
+}  // namespace
+
+void renderPlaced(const LayoutRequest& req, const LayoutResult& placed, const std::vector<PlacedFrame>& frames,
+                  const std::string& format, const std::string& path) {
+    if (placed.boxes.size() != req.boxes.size() || placed.edges.size() != req.edges.size())
+        throw Error(ErrorKind::Internal, "renderPlaced: placements do not match the request");
+    std::lock_guard lock(graphvizMutex());
+    // Frames first: Graphviz draws nodes in creation order, so boxes land on top of them.
+    LayoutRequest all;
+    all.options = req.options;
+    for (size_t i = 0; i < frames.size(); ++i)
+        all.boxes.push_back({frames[i].key, frames[i].rect.width, frames[i].rect.height,
+                             frames[i].label, "#f6f7fb", "#9aa3b5"});
+    all.boxes.insert(all.boxes.end(), req.boxes.begin(), req.boxes.end());
+    all.edges = req.edges;
+    GraphvizSession s;
+    build(s, all, true);
+    const double top = placed.bounds.bottom();
+    set(s.g, "bb", "0,0," + fmt(placed.bounds.right()) + "," + fmt(top));
+    for (size_t i = 0; i < frames.size(); ++i) {
+        const Rect& r = frames[i].rect;
+        Agnode_t* n = s.nodes[i];
+        set(n, "pos", pointText({r.x + r.width / 2, r.y + r.height / 2}, top));
+        set(n, "labelloc", "t");
+        set(n, "style", "rounded,dashed,filled");
+        set(n, "fontsize", "11");
+    }
+    for (size_t i = 0; i < placed.boxes.size(); ++i)
+        set(s.nodes[frames.size() + i], "pos", pointText(placed.boxes[i].center(), top));
+    for (size_t i = 0; i < placed.edges.size(); ++i) {
+        const EdgePath& e = placed.edges[i];
+        if (e.points.size() < 4) continue;
+        std::string pos;
+        if (e.arrowTip) pos = "e," + pointText(*e.arrowTip, top);
+        for (const Point& p : e.points) pos += (pos.empty() ? "" : " ") + pointText(p, top);
+        set(s.edges[i], "pos", pos);
+        if (!req.edges[i].label.empty()) set(s.edges[i], "lp", pointText(e.labelAnchor, top));
+    }
+    int rc = 0;
+    runOnLargeStack([&] { rc = gvLayout(s.gvc, s.g, "nop2"); });
+    if (rc != 0) throw Error(ErrorKind::Internal, "Graphviz: cannot place the drawing (nop2)");
+    s.laidOut = true;
     if (gvRenderFilename(s.gvc, s.g, format.c_str(), path.c_str()) != 0)
         throw Error(ErrorKind::BadInput, "Graphviz cannot write '" + format + "' files to " + path);
 }

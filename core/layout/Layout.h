@@ -45,6 +45,7 @@ struct LayoutOptions {
     std::optional<double> nslimit = 0.1;
     std::optional<double> nslimit1;       ///< same, for ranking
     std::optional<double> mclimit;        ///< crossing-minimization effort factor
+    std::optional<int> searchsize;        ///< edges network simplex scans for a negative cut value
     double rankSeparation = 0.45;         ///< inches
     double nodeSeparation = 0.35;         ///< inches
     bool orthogonal = false;              ///< splines=ortho (slow on large graphs)
@@ -69,6 +70,8 @@ struct LayoutResult {
     std::vector<EdgePath> edges;      ///< same order as the request's edges
     Rect bounds;                      ///< contains every box and path
     double seconds = 0;               ///< wall time of the Graphviz layout itself
+    /// Why the simple layered placement stands in for Graphviz ("" when Graphviz laid it out).
+    std::string fallbackReason;
 };
 
 struct LayoutRequest {
@@ -77,12 +80,37 @@ struct LayoutRequest {
     LayoutOptions options;
 };
 
-/// Lays out with `dot`. Thread-safe (serialized). Throws passlens::Error on a Graphviz failure.
+/// Lays out with `dot` on a thread with a large stack (see LargeStack.h). Thread-safe (serialized).
+/// Options left unset are tuned by size (tunedOptions). Throws passlens::Error on a Graphviz failure.
 LayoutResult layoutGraph(const LayoutRequest& request);
+
+/// The most boxes handed to Graphviz in one call; beyond, layoutOrFallBack places them itself.
+inline constexpr size_t kMaxGraphvizBoxes = 1500;
+
+/// Graphviz when the request is small enough and the layout succeeds, else layeredLayout with
+/// `fallbackReason` set. Never throws for a well-formed request.
+LayoutResult layoutOrFallBack(const LayoutRequest& request);
+
+/// `options` with the effort knobs the caller left unset chosen for `boxes` boxes: full effort on
+/// small graphs, fewer crossing-minimization and network-simplex rounds as graphs grow.
+LayoutOptions tunedOptions(LayoutOptions options, size_t boxes);
 
 /// Lays out and writes the drawing with Graphviz's own renderer ("svg", "png", "dot", "pdf", ...).
 /// Throws passlens::Error(BadInput) when the format has no renderer plugin.
 void renderWithGraphviz(const LayoutRequest& request, const std::string& format, const std::string& path);
+
+/// A labelled frame drawn under the boxes (an expanded group).
+struct PlacedFrame {
+    uint32_t key = 0;   ///< edges may end at the frame (an edge into an open group)
+    Rect rect;
+    std::string label;
+};
+
+/// Writes a drawing whose positions are already known (`placed`, same order as `styled`'s boxes
+/// and edges) with Graphviz's renderers, without laying anything out (engine nop2). Frames are
+/// drawn first, under the boxes. Throws like renderWithGraphviz.
+void renderPlaced(const LayoutRequest& styled, const LayoutResult& placed, const std::vector<PlacedFrame>& frames,
+                  const std::string& format, const std::string& path);
 
 /// The lock every Graphviz call in the process must hold (Graphviz keeps global state).
 std::mutex& graphvizMutex();

@@ -92,7 +92,8 @@ void DominatorTreeView::start() {
             drawing->model = graph->model;
             drawing->graph = graph->graph;
             drawing->display = layout::buildDominatorTreeDisplay(*graph->graph, *tree);
-            drawing->layout = layout::layoutGraph(layout::toLayoutRequest(drawing->display, sizer));
+            // Large trees get the layered placement (layoutOrFallBack caps what Graphviz is given).
+            drawing->layout = layout::layoutOrFallBack(layout::toLayoutRequest(drawing->display, sizer));
             r.tree = std::move(tree);
             r.drawing = std::move(drawing);
         } catch (const std::exception& e) {

@@ -10,7 +10,8 @@
 namespace passlens::ui {
 
 NodeItem::NodeItem(const layout::DisplayNode& n, const QRectF& rect)
-    : key_(n.key), rect_(rect), kind_(n.kind), hasSubgraphs_(n.hasSubgraphs) {
+    // A collapsed group gets the stacked-card look too: it has content to open.
+    : key_(n.key), rect_(rect), kind_(n.kind), hasSubgraphs_(n.hasSubgraphs || n.kind == layout::DisplayNode::Kind::Group) {
     title_ = QString::fromStdString(n.title);
     if (!n.subtitle.empty()) { lines_ << QString::fromStdString(n.subtitle); subtitleLines_ = 1; }
     for (const auto& l : n.foldedLines) lines_ << QString::fromStdString(l);

@@ -5,6 +5,7 @@
 
 #include "ir/Model.h"
 #include "layout/DisplayGraph.h"
+#include "layout/HierarchicalLayout.h"
 #include "layout/Layout.h"
 
 namespace passlens::ui {
@@ -14,6 +15,14 @@ struct GraphSnapshot {
     const ir::Graph* graph = nullptr;        ///< the main graph or a subgraph of `model`
     layout::DisplayGraph display;
     layout::LayoutResult layout;             ///< boxes/edges in the same order as `display`
+    /// Large graphs: the hierarchy, its layouter (with the per-group cache, shared by every drawing
+    /// of this graph), the open groups and their frames. Null/empty for a graph drawn whole.
+    std::shared_ptr<layout::HierarchicalLayouter> layouter;
+    layout::Expansion expanded;
+    std::vector<layout::GroupFrame> frames;
+    double groupingSeconds = 0;              ///< display graph + hierarchy
+    double layoutSeconds = 0;                ///< this drawing's layout (cached groups cost nothing)
+    const hierarchy::Hierarchy* hierarchy() const { return layouter ? &layouter->hierarchy() : nullptr; }
 };
 using SnapshotPtr = std::shared_ptr<const GraphSnapshot>;
 

@@ -51,6 +51,8 @@ void GraphView::setSnapshot(SnapshotPtr snap) {
     clusterItems_.clear();
     clusterTags_.clear();
     clusters_.clear();
+    groupFrames_.clear();
+    groupStyles_.clear();
     snapshot_ = std::move(snap);
     if (!snapshot_) {
         updateMinimapVisibility();
@@ -77,6 +79,7 @@ void GraphView::setSnapshot(SnapshotPtr snap) {
         if (auto it = edgeStyles_.find({dg.edges[i].from, dg.edges[i].to}); it != edgeStyles_.end())
             item->setStyleOverride(&it->second);
     }
+    addGroupFrames();
     const auto& b = lr.bounds;
     scene_->setSceneRect(QRectF(b.x, b.y, b.width, b.height).adjusted(-40, -40 - captionRoom(), 40, 40));
     minimap_->refit();
@@ -105,12 +108,36 @@ void GraphView::showReadableOverview() {
 int GraphView::operatorItemCount() const {
     int n = 0;
     for (const auto& [key, item] : items_)
-        if ((key & layout::kKeyTagMask) == 0) ++n;
+        if (layout::isOpKey(key)) ++n;
     return n;
 }
 
+int GraphView::groupItemCount() const {
+    int n = 0;
+    for (const auto& [key, item] : items_)
+        if (layout::isGroupKey(key)) ++n;
+    return n;
+}
+
+void GraphView::addGroupFrames() {
+    // Open groups: a translucent frame (depth-shaded) with its path on top, under boxes and edges.
+    static const char* palette[] = {"#64748b", "#0d9488", "#7c3aed", "#2563eb", "#ca8a04"};
+    for (const auto& f : snapshot_->frames) {
+        const QRectF r(f.rect.x, f.rect.y, f.rect.width, f.rect.height);
+        const QColor color(palette[size_t(f.depth) % std::size(palette)]);
+        auto* frame = new ClusterItem(r, QString::fromStdString(f.label), color);
+        frame->setZValue(-2 + 0.01 * f.depth);
+        frame->setToolTip(tr("%1\nDouble-click the frame to collapse it").arg(QString::fromStdString(f.label)));
+        scene_->addItem(frame);
+        groupFrames_.push_back({frame, f.group});
+        auto* label = new ClusterLabelItem(r.topLeft() + QPointF(8, 4), r.width() - 16, QString::fromStdString(f.label), color);
+        label->setZValue(-1.9 + 0.01 * f.depth);
+        scene_->addItem(label);
+    }
+}
+
 NodeItem* GraphView::itemForNode(ir::NodeId id) const {
-    if (id == ir::kNone || (id & layout::kKeyTagMask)) return nullptr;
+    if (id == ir::kNone || !layout::isOpKey(id)) return nullptr;
     auto it = items_.find(id);
     return it == items_.end() ? nullptr : it->second;
 }
@@ -142,7 +169,7 @@ ir::NodeId GraphView::selectedNode() const {
     for (QGraphicsItem* it : scene_->selectedItems())
         if (it->type() == NodeItem::Type) {
             uint32_t key = static_cast<NodeItem*>(it)->key();
-            if ((key & layout::kKeyTagMask) == 0) return key;
+            if (layout::isOpKey(key)) return key;
         }
     return ir::kNone;
 }
@@ -160,13 +187,26 @@ void GraphView::onSelectionChanged() {
     if (auto it = edgesByNode_.find(item->key()); it != edgesByNode_.end())
         for (EdgeItem* e : it->second) e->setHighlighted(true);
     uint32_t key = item->key();
-    if ((key & layout::kKeyTagMask) == 0) emit nodeSelected(key);
+    if (layout::isGroupKey(key)) emit nodeSelected(ir::kNone);
+    else if (layout::isOpKey(key)) emit nodeSelected(key);
     else emit valueSelected(snapshot_->display.valueOfKey(key));  // copies of a shared constant too
 }
 
 void GraphView::setNodeStyle(ir::NodeId id, const NodeStyle& style) {
     styles_[id] = style;
     if (NodeItem* item = itemForNode(id)) item->setStyleOverride(&styles_[id]);
+}
+
+void GraphView::setGroupStyle(uint32_t group, const NodeStyle& style) {
+    auto it = items_.find(layout::groupKey(group));
+    if (it == items_.end()) return;
+    groupStyles_[group] = style;
+    it->second->setStyleOverride(&groupStyles_[group]);
+}
+
+const NodeStyle* GraphView::groupStyle(uint32_t group) const {
+    auto it = groupStyles_.find(group);
+    return it == groupStyles_.end() ? nullptr : &it->second;
 }
 
 void GraphView::clearNodeStyle(ir::NodeId id) {
@@ -271,7 +311,7 @@ NodeItem* GraphView::nodeItemAt(const QPoint& viewPos) const {
 
 void GraphView::contextMenuEvent(QContextMenuEvent* e) {
     NodeItem* item = nodeItemAt(e->pos());
-    if (!item || (item->key() & layout::kKeyTagMask)) return QGraphicsView::contextMenuEvent(e);
+    if (!item || !layout::isOpKey(item->key())) return QGraphicsView::contextMenuEvent(e);
     scene_->clearSelection();
     item->setSelected(true);
     std::unique_ptr<QMenu> menu(createNodeContextMenu(item->key(), this));
@@ -320,13 +360,16 @@ std::vector<ir::NodeId> GraphView::findNodes(const QString& text) const {
     std::vector<ir::NodeId> out;
     if (!snapshot_ || text.isEmpty()) return out;
     const auto& g = *snapshot_->graph;
-    for (const auto& dn : snapshot_->display.nodes) {
+    // Drawn through a hierarchy: every node counts, also those inside collapsed groups.
+    const auto& nodes = snapshot_->layouter ? snapshot_->layouter->full().nodes : snapshot_->display.nodes;
+    for (const auto& dn : nodes) {
         if (dn.kind != DisplayNode::Kind::Op) continue;
         const auto& n = g.node(dn.node);
         if (QString::fromStdString(n.name).contains(text, Qt::CaseInsensitive) ||
             QString::fromStdString(n.opType).contains(text, Qt::CaseInsensitive))
             out.push_back(dn.node);
     }
+    if (snapshot_->layouter) return out;  // model order: hidden nodes have no place to sort by
     // Reading order: top to bottom, then left to right.
     std::stable_sort(out.begin(), out.end(), [&](ir::NodeId a, ir::NodeId b) {
         QPointF pa = items_.at(a)->boundingRect().center(), pb = items_.at(b)->boundingRect().center();
@@ -452,8 +495,22 @@ void GraphView::wheelEvent(QWheelEvent* e) {
 void GraphView::mouseDoubleClickEvent(QMouseEvent* e) {
     if (NodeItem* item = nodeItemAt(e->pos())) {
         uint32_t key = item->key();
-        if ((key & layout::kKeyTagMask) == 0 && snapshot_ && snapshot_->graph->node(key).hasSubgraphs()) {
+        if (layout::isGroupKey(key)) {
+            emit groupToggleRequested(layout::groupOfKey(key), true);
+            return;
+        }
+        if (layout::isOpKey(key) && snapshot_ && snapshot_->graph->node(key).hasSubgraphs()) {
             emit subgraphRequested(key);
+            return;
+        }
+    } else {
+        // The innermost open group's frame under the pointer closes.
+        const QPointF at = mapToScene(e->pos());
+        const std::pair<QGraphicsItem*, uint32_t>* inner = nullptr;
+        for (const auto& f : groupFrames_)
+            if (f.first->sceneBoundingRect().contains(at) && (!inner || f.first->zValue() >= inner->first->zValue())) inner = &f;
+        if (inner) {
+            emit groupToggleRequested(inner->second, false);
             return;
         }
     }

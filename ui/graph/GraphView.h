@@ -29,8 +29,11 @@ public:
     void setSnapshot(SnapshotPtr snapshot);
     SnapshotPtr snapshot() const { return snapshot_; }
 
-    /// Number of operator boxes (not inputs/outputs/constants) currently in the scene.
+    /// Number of operator boxes (not inputs/outputs/constants/groups) currently in the scene.
     int operatorItemCount() const;
+    /// Boxes of collapsed groups in the scene, and frames of open ones.
+    int groupItemCount() const;
+    int groupFrameCount() const { return int(groupFrames_.size()); }
     int itemCountForKey(uint32_t key) const { return items_.count(key); }
     NodeItem* itemForNode(ir::NodeId id) const;
 
@@ -43,6 +46,10 @@ public:
     void clearNodeStyles();
     /// The style override set for a node, or null (diff states, highlights).
     const NodeStyle* nodeStyle(ir::NodeId id) const;
+    /// Decoration of a collapsed group's box (e.g. the stepper's "3 changed" badge); dropped by
+    /// setSnapshot. groupStyle is null for groups without one or not drawn collapsed.
+    void setGroupStyle(uint32_t group, const NodeStyle& style);
+    const NodeStyle* groupStyle(uint32_t group) const;
     /// Nodes with a style override that are drawn in the current snapshot.
     std::vector<ir::NodeId> styledNodes() const;
 
@@ -96,6 +103,8 @@ signals:
     void nodeSelected(ir::NodeId id);        ///< kNone when the selection is cleared
     void valueSelected(ir::ValueId id);      ///< an input/output/constant box was selected
     void subgraphRequested(ir::NodeId id);   ///< double-click on an If/Loop/Scan
+    /// Double-click on a collapsed group's box (expand) or on an open group's frame (collapse).
+    void groupToggleRequested(uint32_t group, bool expand);
     void zoomChanged(double factor);
     /// A node's context menu is being built: add actions to `menu` (synchronously).
     void nodeContextMenuRequested(ir::NodeId id, QMenu* menu);
@@ -120,12 +129,14 @@ private:
     double captionRoom() const { return caption_.isEmpty() ? 0.0 : 44.0; }
     NodeItem* nodeItemAt(const QPoint& viewPos) const;
     void rebuildClusterItems();
+    void addGroupFrames();
 
     QGraphicsScene* scene_;
     SnapshotPtr snapshot_;
     std::unordered_map<uint32_t, NodeItem*> items_;  ///< by display key
     std::unordered_map<uint32_t, std::vector<EdgeItem*>> edgesByNode_;
     std::unordered_map<ir::NodeId, NodeStyle> styles_;
+    std::unordered_map<uint32_t, NodeStyle> groupStyles_;  ///< by group id, this drawing only
     std::vector<NodeItem*> searchHits_;
     std::vector<GhostItem*> ghosts_;
     Minimap* minimap_ = nullptr;
@@ -137,6 +148,7 @@ private:
     std::vector<NodeCluster> clusters_;
     std::vector<QGraphicsItem*> clusterItems_;  ///< frames; their labels and anchor tags live in clusterTags_
     std::vector<QGraphicsItem*> clusterTags_;
+    std::vector<std::pair<QGraphicsItem*, uint32_t>> groupFrames_;  ///< frame item, group id
     bool clustersVisible_ = true;
 };
 

@@ -2,6 +2,7 @@
 
 #include <QFontMetricsF>
 #include <QtConcurrent>
+#include <chrono>
 
 namespace passlens::ui {
 
@@ -38,13 +39,60 @@ layout::BoxSizer makeSizer() {
 
 layout::BoxSizer nodeBoxSizer() { return makeSizer(); }
 
+namespace {
+
+double secondsSince(std::chrono::steady_clock::time_point t0) {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+void takeDrawing(GraphSnapshot& snap, layout::HierarchicalDrawing&& d) {
+    snap.display = std::move(d.display);
+    snap.layout = std::move(d.layout);
+    snap.frames = std::move(d.frames);
+    snap.expanded = std::move(d.expanded);
+}
+
+}  // namespace
+
 SnapshotPtr layoutNow(std::shared_ptr<const ir::Model> model, const ir::Graph* graph, layout::DisplayOptions options) {
+    auto t0 = std::chrono::steady_clock::now();
     auto snap = std::make_shared<GraphSnapshot>();
     snap->model = std::move(model);
     snap->graph = graph;
-    snap->display = layout::buildDisplayGraph(*graph, options);
-    snap->layout = layout::layoutGraph(layout::toLayoutRequest(snap->display, makeSizer()));
+    layout::DisplayGraph dg = layout::buildDisplayGraph(*graph, options);
+    if (dg.nodes.size() <= kWholeGraphBoxes) {
+        snap->display = std::move(dg);
+        snap->groupingSeconds = secondsSince(t0);
+        t0 = std::chrono::steady_clock::now();
+        snap->layout = layout::layoutOrFallBack(layout::toLayoutRequest(snap->display, makeSizer()));
+        snap->layoutSeconds = secondsSince(t0);
+        return snap;
+    }
+    auto h = std::make_shared<hierarchy::Hierarchy>(hierarchy::buildHierarchy(*graph));
+    layout::Expansion opening = layout::expansionWithinBudget(*h, dg, kOpeningBoxBudget);
+    snap->layouter = std::make_shared<layout::HierarchicalLayouter>(h, std::move(dg), makeSizer());
+    snap->groupingSeconds = secondsSince(t0);
+    t0 = std::chrono::steady_clock::now();
+    takeDrawing(*snap, snap->layouter->draw(opening));
+    snap->layoutSeconds = secondsSince(t0);
     return snap;
+}
+
+SnapshotPtr redrawWith(const SnapshotPtr& base, layout::Expansion expanded, const std::atomic<bool>* cancel) {
+    auto t0 = std::chrono::steady_clock::now();
+    auto snap = std::make_shared<GraphSnapshot>();
+    snap->model = base->model;
+    snap->graph = base->graph;
+    snap->layouter = base->layouter;
+    takeDrawing(*snap, snap->layouter->draw(expanded, cancel));
+    snap->layoutSeconds = secondsSince(t0);
+    return snap;
+}
+
+QFuture<SnapshotPtr> startRedraw(SnapshotPtr base, layout::Expansion expanded, std::shared_ptr<std::atomic<bool>> cancel) {
+    return QtConcurrent::run([base = std::move(base), expanded = std::move(expanded), cancel]() {
+        return redrawWith(base, expanded, cancel.get());
+    });
 }
 
 QFuture<SnapshotPtr> startLayout(std::shared_ptr<const ir::Model> model, const ir::Graph* graph,

@@ -22,4 +22,15 @@ QFuture<SnapshotPtr> startLayout(std::shared_ptr<const ir::Model> model, const i
 SnapshotPtr layoutNow(std::shared_ptr<const ir::Model> model, const ir::Graph* graph,
                       layout::DisplayOptions options);
 
+/// Drawings with at most this many boxes are laid out whole (as small models always were); larger
+/// ones through their hierarchy, opened as deep as kOpeningBoxBudget boxes allow.
+inline constexpr size_t kWholeGraphBoxes = 300;
+inline constexpr size_t kOpeningBoxBudget = 60;
+
+/// The same graph as `base` (drawn through its hierarchy) with other groups open; reuses the
+/// layouter's cache. `cancel` abandons it between group layouts (layout::LayoutCancelled).
+SnapshotPtr redrawWith(const SnapshotPtr& base, layout::Expansion expanded, const std::atomic<bool>* cancel = nullptr);
+QFuture<SnapshotPtr> startRedraw(SnapshotPtr base, layout::Expansion expanded,
+                                 std::shared_ptr<std::atomic<bool>> cancel = nullptr);
+
 }  // namespace passlens::ui

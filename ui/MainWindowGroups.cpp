@@ -1,0 +1,141 @@
+// MainWindow: large graphs drawn through their hierarchy. Groups open and close in place
+// (double-click, the View ▸ Groups menu, find), a breadcrumb names where the selection sits.
+#include <QFutureWatcher>
+#include <QLabel>
+#include <QMenu>
+#include <QProgressBar>
+#include <QStatusBar>
+#include <QToolButton>
+
+#include "MainWindow.h"
+#include "graph/GraphView.h"
+#include "graph/LayoutJob.h"
+#include "stepper/DiffStyle.h"
+
+#include <map>
+
+namespace passlens::ui {
+
+void MainWindow::buildGroupMenu(QMenu* view) {
+    QMenu* groups = view->addMenu(tr("&Groups"));
+    groups->setObjectName("groupsMenu");
+    groups->addAction(tr("&Expand All"), this, &MainWindow::expandAllGroups);
+    groups->addAction(tr("Expand &Selection"), this, [this] {
+        if (ir::NodeId id = mainView_->selectedNode(); id != ir::kNone) revealNode(id);
+    });
+    groups->addSeparator();
+    groups->addAction(tr("Collapse to &Top Level"), this, [this] { collapseToLevel(0); });
+    for (int level = 1; level <= 3; ++level)
+        groups->addAction(tr("Collapse to Level &%1").arg(level), this, [this, level] { collapseToLevel(level); });
+    breadcrumb_ = new QLabel(this);
+    breadcrumb_->setObjectName("breadcrumb");
+    breadcrumb_->setStyleSheet("QLabel { color: #374151; padding: 0 6px; }");
+    statusBar()->addPermanentWidget(breadcrumb_);
+    connect(mainView_, &GraphView::nodeSelected, this, [this](ir::NodeId) { updateBreadcrumb(); });
+}
+
+void MainWindow::setGroupExpanded(uint32_t group, bool expand) {
+    SnapshotPtr snap = mainView_->snapshot();
+    if (!snap || !snap->hierarchy()) return;
+    const auto& h = *snap->hierarchy();
+    if (group >= h.groups.size() || group == hierarchy::kRootGroup) return;
+    layout::Expansion e = snap->expanded;
+    if (expand) {
+        e = layout::withPathTo(h, std::move(e), group);
+    } else {
+        // Closing a group closes what is open inside it too (it comes back closed next time).
+        for (auto it = e.lower_bound(group); it != e.end() && *it < h.group(group).subtreeEnd;) it = e.erase(it);
+    }
+    showExpansion(std::move(e));
+}
+
+void MainWindow::expandAllGroups() {
+    if (SnapshotPtr snap = mainView_->snapshot(); snap && snap->hierarchy())
+        showExpansion(layout::expansionToDepth(*snap->hierarchy(), 1 << 20));
+}
+
+void MainWindow::collapseToLevel(int level) {
+    if (SnapshotPtr snap = mainView_->snapshot(); snap && snap->hierarchy())
+        showExpansion(layout::expansionToDepth(*snap->hierarchy(), level));
+}
+
+void MainWindow::revealNode(ir::NodeId id) {
+    SnapshotPtr snap = mainView_->snapshot();
+    if (!snap || !snap->hierarchy() || !snap->graph->hasNode(id)) return;
+    const auto g = snap->hierarchy()->groupOf(id);
+    if (g == hierarchy::kNoGroup) return;
+    showExpansion(layout::withPathTo(*snap->hierarchy(), snap->expanded, g), id);
+}
+
+void MainWindow::showExpansion(layout::Expansion expanded, ir::NodeId select) {
+    SnapshotPtr base = mainView_->snapshot();
+    if (!base || !base->layouter) return;
+    const uint64_t generation = ++generation_;  // a newer request supersedes this one
+    layoutPending_ = true;
+    progress_->show();
+    cancel_->show();
+    auto* watcher = new QFutureWatcher<SnapshotPtr>(this);
+    connect(watcher, &QFutureWatcher<SnapshotPtr>::finished, this, [this, watcher, generation, base, select] {
+        watcher->deleteLater();
+        if (generation != generation_) return;
+        layoutPending_ = false;
+        progress_->hide();
+        cancel_->hide();
+        SnapshotPtr snap;
+        try {
+            snap = watcher->future().result();
+        } catch (const std::exception& e) {
+            return showError(tr("Cannot draw the graph"), QString::fromStdString(e.what()));
+        }
+        layoutCache_[{base->model.get(), foldConstants_}] = snap;
+        redrawing_ = true;
+        showLaidOut(snap);
+        redrawing_ = false;
+        mainView_->setSearchHits(hits_);  // find's highlights, on the boxes drawn now
+        if (select != ir::kNone) mainView_->selectNode(select);
+        emit expansionShown();
+    });
+    watcher->setFuture(startRedraw(base, std::move(expanded)));
+}
+
+void MainWindow::updateBreadcrumb() {
+    if (!breadcrumb_) return;
+    SnapshotPtr snap = mainView_->snapshot();
+    if (!snap || !snap->hierarchy()) return breadcrumb_->clear();
+    const auto& h = *snap->hierarchy();
+    QString text = tr("%1 groups (%2) · %3 open").arg(h.groups.size() - 1)
+                       .arg(QString::fromStdString(std::string(hierarchy::sourceName(h.naming))))
+                       .arg(snap->expanded.size() - 1);
+    if (ir::NodeId id = mainView_->selectedNode(); id != ir::kNone) {
+        QStringList path{tr("graph")};
+        for (auto g : h.pathTo(id)) path << QString::fromStdString(h.group(g).name);
+        path << QString::fromStdString(snap->graph->node(id).displayName());
+        text = path.join(" ▸ ");
+    }
+    breadcrumb_->setText(text);
+}
+
+}  // namespace passlens::ui
+
+namespace passlens::ui {
+
+void MainWindow::markChangedGroups() {
+    SnapshotPtr snap = mainView_->snapshot();
+    if (!snap || !snap->hierarchy() || shownDiff_.empty()) return;
+    const auto& h = *snap->hierarchy();
+    // Each added or changed node counts for the collapsed group drawn around it.
+    std::map<uint32_t, int> changedIn;
+    auto count = [&](ir::NodeId id) {
+        for (hierarchy::GroupId g : h.pathTo(id))
+            if (!snap->expanded.count(g)) { ++changedIn[g]; return; }
+    };
+    for (ir::NodeId id : shownDiff_.added) count(id);
+    for (ir::NodeId id : shownDiff_.changed) count(id);
+    const NodeStyle changed = styleFor(DiffState::Changed);
+    for (const auto& [g, n] : changedIn) {
+        NodeStyle style{changed.fill, changed.border, 1.0, false, tr("%1 changed").arg(n)};
+        mainView_->setGroupStyle(g, style);
+    }
+}
+
+}  // namespace passlens::ui
