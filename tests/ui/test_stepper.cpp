@@ -541,7 +541,7 @@ private slots:
         const qint64 runMs = clock.elapsed();
         const auto run = w.stepper()->lastRun();
         QCOMPARE(run->rowCount(), int(allPasses().size()) + 1);
-        bool someChange = false;
+        bool someChange = false, constantsFolded = false;
         clock.restart();
         for (int row = 0; row < run->rowCount(); ++row) {
             QVERIFY(showRow(w, row));
@@ -552,9 +552,12 @@ private slots:
             QCOMPARE(w.shownModel(), row == 0 ? w.model() : run->modelAt(row));
             const int folded = foldedConstantNodes(g);
             QCOMPARE(w.graphView()->operatorItemCount(), int(g.nodeCount()) - folded);
-            if (row > 0) {  // constant folding turned every Constant node into an initializer
-                QCOMPARE(folded, 0);
-                QCOMPARE(size_t(w.graphView()->operatorItemCount()), run->stepAt(row)->result.nodesAfter);
+            if (row > 0) {
+                // Once constant folding has run, every Constant node is an initializer (the basic
+                // level starts with shape-chain-folding, so it is not always the first row).
+                constantsFolded |= run->stepAt(row)->result.name == "constant-folding";
+                if (constantsFolded) QCOMPARE(folded, 0);
+                QCOMPARE(size_t(w.graphView()->operatorItemCount() + folded), run->stepAt(row)->result.nodesAfter);
             }
             someChange |= !w.shownDiff().empty();
             // Removed nodes stand as ghosts next to the survivors, never on top of a real box,

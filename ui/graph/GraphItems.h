@@ -78,7 +78,7 @@ private:
 /// Translucent frame around a cluster of boxes; drawn under nodes and edges.
 class ClusterItem : public QGraphicsItem {
 public:
-    enum { Type = UserType + 3 };
+    enum { Type = UserType + 6 };  // distinct from GhostItem: scene queries tell them apart
     ClusterItem(const QRectF& frame, const QString& label, const QColor& color);
     int type() const override { return Type; }
     QRectF boundingRect() const override { return frame_.adjusted(-2, -2, 2, 2); }

@@ -281,9 +281,13 @@ void TrainingController::applyRoleStyles() {
         const NodeStyle* current = view->nodeStyle(id);
         if (current && (!ours(current) || diffStyled_.count(id))) {
             diffStyled_.insert(id);
-            NodeStyle kept = *current;
-            kept.badge = valueLabel(id);
-            view->setNodeStyle(id, kept);
+            // Another view's badge (the stepper's "new", the dominator path's "ipdom") stays
+            // unless a value label replaces it.
+            if (const QString v = valueLabel(id); !v.isEmpty()) {
+                NodeStyle kept = *current;
+                kept.badge = v;
+                view->setNodeStyle(id, kept);
+            }
             continue;
         }
         if (role == autodiff::Role::Forward) {
