@@ -3,6 +3,8 @@
 // them would need gigabytes) may succeed statically, but `run` must stop at its memory budget.
 #include <gtest/gtest.h>
 
+#include <fstream>
+
 #include <algorithm>
 #include <chrono>
 #include <filesystem>
@@ -17,16 +19,6 @@ namespace {
 const std::vector<malformed::MalformedModel>& corpus() {
     static const auto models = malformed::malformedModels();
     return models;
-}
-
-std::string corpusDir() {
-    static const std::string dir = [] {
-        std::string d = std::string(PASSLENS_TEST_TMP) + "/malformed_corpus";
-        std::filesystem::create_directories(d);
-        malformed::writeMalformedModels(d);
-        return d;
-    }();
-    return dir;
 }
 
 struct CommandLine {
@@ -50,7 +42,10 @@ class MalformedCli : public ::testing::TestWithParam<size_t> {};
 
 TEST_P(MalformedCli, EveryCommandFailsCleanly) {
     const auto& m = corpus()[GetParam()];
-    std::string path = corpusDir() + "/" + m.name + ".onnx";
+    // Each test writes its own copy: CTest runs these in parallel processes, and rewriting a
+    // shared corpus folder truncated files another process had memory-mapped (SIGBUS).
+    std::string path = test::tempDir("model") + "/" + m.name + ".onnx";
+    std::ofstream(path, std::ios::binary) << m.bytes;
     std::string outDir = test::tempDir("out");
     for (const auto& c : everyCommand(path, outDir)) {
         SCOPED_TRACE(m.name + " (" + m.defect + "): passlens-cli " + c.command);
