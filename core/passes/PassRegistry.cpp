@@ -1,7 +1,4 @@
 #include "passes/PassRegistry.h"
-#include "autodiff/AutodiffPass.h"
-#include "passes/fusion/FusionPasses.h"
-#include "passes/layout/LayoutPasses.h"
 
 #include <algorithm>
 
@@ -59,18 +56,6 @@ std::vector<std::string> PassRegistry::pipeline(Level level) const {
     std::vector<std::string> out;
     for (const PassInfo* p : chosen) out.push_back(p->name);
     return out;
-}
-
-const PassRegistry& PassRegistry::global() {
-    static const PassRegistry reg = [] {
-        PassRegistry r;
-        registerBasicPasses(r);
-        registerFusionPasses(r);
-        registerLayoutPasses(r);
-        autodiff::registerAutodiffPass(r);
-        return r;
-    }();
-    return reg;
 }
 
 }  // namespace passlens::passes
