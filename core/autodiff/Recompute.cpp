@@ -265,8 +265,12 @@ std::vector<ValueId> separators(const ForwardFacts& facts) {
             for (NodeId c : g.value(v).consumers)
                 if (facts.roleOf(c) == Role::Forward) last = std::max(last, facts.forwardPos(c));
             span[v] = {first, last};
-            for (size_t i = first; i < last; ++i) ++crossing[i];
+            if (first < last) {  // difference array: +1 over [first, last)
+                ++crossing[first];
+                --crossing[last];
+            }
         }
+    for (size_t i = 1; i <= n; ++i) crossing[i] += crossing[i - 1];
     std::vector<ValueId> out;
     for (ValueId v : facts.candidates()) {
         auto [first, last] = span.at(v);

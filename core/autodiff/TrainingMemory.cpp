@@ -144,7 +144,7 @@ void addTrainingToJson(nlohmann::ordered_json& j, const TrainingMemory& t) {
 
 std::string trainingToText(const TrainingMemory& t) {
     std::ostringstream o;
-    char buf[160];
+    char buf[512];
     o << "training graph: " << t.forwardNodes << " forward nodes; backward from step " << t.phaseBoundaryStep << "\n";
     o << "  saved for backward: " << t.savedActivations.count << " activations, " << t.savedActivations.bytes << " bytes\n";
     o << "  gradients:          " << t.gradientBuffers.count << " buffers (" << t.gradientBuffers.bytes << " bytes), "
