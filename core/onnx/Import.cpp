@@ -14,6 +14,7 @@
 #include "ir/Error.h"
 #include "ir/Verifier.h"
 #include "onnx/ProtoConvert.h"
+#include "onnx/InferenceGuards.h"
 #include "onnx/SchemaValidation.h"
 #include "passes/layout/NhwcDomain.h"
 #include "util/MappedFile.h"
@@ -292,6 +293,9 @@ static Model importParsed(onnx::ModelProto& mp, const std::string& baseDir, cons
         }
     }
     if (!options.validateOps) validateFunctionCalls(mp);  // validateAgainstSchemas covers it otherwise
+    // Declared ranks that break an op's spec: invalid input, and libonnx's inference would crash on some.
+    if (options.validateOps || options.inferShapes)
+        if (auto hazard = findRankHazard(mp.graph())) throwBadInput(*hazard);
     if (options.inferShapes) {
         runShapeInference(mp, m);
         checkShapesFit(mp.graph());  // inferred shapes too: an Expand to 2^93 elements is caught here

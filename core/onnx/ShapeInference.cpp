@@ -7,6 +7,7 @@
 #include <unordered_map>
 
 #include "onnx/Export.h"
+#include "onnx/InferenceGuards.h"
 #include "onnx/ProtoConvert.h"
 
 namespace passlens::onnxio {
@@ -52,6 +53,10 @@ std::vector<std::string> inferShapes(Model& m) {
     mp.mutable_graph()->clear_value_info();
     for (auto& out : *mp.mutable_graph()->mutable_output()) {
         (void)out;
+    }
+    if (auto hazard = findRankHazard(mp.graph())) {
+        warnings.push_back("shape inference skipped: " + *hazard);
+        return warnings;
     }
     try {
         onnx::shape_inference::InferShapes(mp, onnx::OpSchemaRegistry::Instance(), onnx::ShapeInferenceOptions(false, 1, false));

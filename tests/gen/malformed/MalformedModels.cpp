@@ -262,6 +262,35 @@ std::vector<MalformedModel> malformedModels() {
         add("subgraph_erf_no_inputs", "an If whose branches hold Erf nodes without inputs", m, "erf_in_then_branch");
     }
 
+    // ---- ranks libonnx's shape inference indexes without checking ------------------------------
+    {
+        ModelSketch m;
+        m.input("a", {2, 3});
+        m.input("b", {4});
+        m.node("Gemm", "gemm1", {"a", "b"}, {"y"});
+        m.output("y");
+        add("gemm_rank1_operand", "a Gemm whose B operand is declared 1-D", m, "gemm1");
+    }
+    {
+        // Gemm-6's inference function reads dim(1) of B unchecked: this crashed InferShapes (a fuzz find).
+        ModelSketch m;
+        m.mp.mutable_opset_import(0)->set_version(6);
+        m.input("a", {2, 3});
+        m.input("b", {4});
+        m.input("c", {2, 4});
+        m.node("Gemm", "gemm_old", {"a", "b", "c"}, {"y"});
+        m.output("y");
+        add("gemm6_rank1_operand", "an opset-6 Gemm whose B operand is declared 1-D", m, "gemm_old");
+    }
+    {
+        ModelSketch m;
+        m.input("x", {1, 2, 8, 8});
+        m.input("w", {2});
+        m.node("ConvTranspose", "deconv1", {"x", "w"}, {"y"});
+        m.output("y");
+        add("convtranspose_rank1_weight", "a ConvTranspose whose weight is declared 1-D", m, "deconv1");
+    }
+
     // ---- sizes ----------------------------------------------------------------------------------
     {
         ModelSketch m;
