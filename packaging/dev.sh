@@ -26,13 +26,12 @@ case "$mode" in
     export QT_QPA_PLATFORM=offscreen
     ctest --test-dir "$build" --output-on-failure --parallel "$jobs" --timeout 1500
     # Bounded fuzz run: every stage's libFuzzer target, 20 s each, on a clang build in
-    # build-fuzz (docs/fuzzing.md). FUZZ=0 skips it.
-    # A finding is reported (input kept in build-fuzz/findings/) but does not fail the run while
-    # the import crash found on 2026-11-23 is open (issue #15); FUZZ_STRICT=1 makes it fatal.
+    # build-fuzz (docs/fuzzing.md). A finding fails the run (its input is kept in
+    # build-fuzz/findings/); FUZZ=0 skips the step, FUZZ_STRICT=0 reports findings without failing.
     if [ "${FUZZ:-1}" != 0 ]; then
       if ! MODELS_DIR="$build/models" JOBS="$jobs" tests/fuzz/fuzz.sh ci; then
-        echo "fuzz: FINDINGS in build-fuzz/findings/ (not fatal unless FUZZ_STRICT=1)" >&2
-        if [ "${FUZZ_STRICT:-0}" = 1 ]; then exit 1; fi
+        echo "fuzz: FINDINGS in build-fuzz/findings/" >&2
+        if [ "${FUZZ_STRICT:-1}" = 1 ]; then exit 1; fi
       fi
     fi
     ;;
