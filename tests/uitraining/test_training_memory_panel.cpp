@@ -24,6 +24,15 @@ bool waitForPlan(TrainingMemoryPanel& p) {
     return true;
 }
 
+/// Shows the panel on the 16-layer MLP's training graph and waits for its first plan.
+bool showMlp16(TrainingMemoryPanel& panel) {
+    panel.resize(1400, 560);
+    panel.show();
+    if (!QTest::qWaitForWindowExposed(&panel)) return false;
+    panel.setModel(std::make_shared<const ir::Model>(examples::mlp16Training()));
+    return waitForPlan(panel);
+}
+
 }  // namespace
 
 class TrainingMemoryPanelTest : public QObject {
@@ -33,11 +42,7 @@ private slots:
 
     void timelineShowsPhasesSavedTensorsAndReaders() {
         TrainingMemoryPanel panel;
-        panel.resize(1400, 560);
-        panel.show();
-        QVERIFY(QTest::qWaitForWindowExposed(&panel));
-        panel.setModel(std::make_shared<const ir::Model>(examples::mlp16Training()));
-        QVERIFY(waitForPlan(panel));
+        QVERIFY(showMlp16(panel));
         const auto& r = panel.result();
         QVERIFY(r.error.isEmpty());
         auto* tl = panel.timeline();
@@ -70,11 +75,7 @@ private slots:
 
     void strategySwitchReplansOffTheGuiThread() {
         TrainingMemoryPanel panel;
-        panel.resize(1400, 560);
-        panel.show();
-        QVERIFY(QTest::qWaitForWindowExposed(&panel));
-        panel.setModel(std::make_shared<const ir::Model>(examples::mlp16Training()));
-        QVERIFY(waitForPlan(panel));
+        QVERIFY(showMlp16(panel));
         const int64_t none = panel.result().plan->arenaBytes;
         panel.setStrategy("sqrt");
         QVERIFY(panel.isPlanning());  // the worker runs; the GUI thread is free meanwhile
