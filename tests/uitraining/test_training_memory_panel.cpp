@@ -4,6 +4,7 @@
 // is met), with the trade-off chart filled. Screenshot: training_memory_dock.png.
 #include <QDir>
 #include <QSignalSpy>
+#include <QLabel>
 #include <QTabWidget>
 #include <QtTest>
 
@@ -98,6 +99,18 @@ private slots:
         QVERIFY(b.recompute.feasible);
         QVERIFY2(b.plan->arenaBytes <= b.options.budgetBytes, qPrintable(panel.summaryText()));
         QVERIFY(b.options.budgetBytes <= budget + none / 500);  // the slider's resolution
+    }
+
+    void cancelDropsTheRunningResult() {
+        TrainingMemoryPanel panel;
+        QVERIFY(showMlp16(panel));
+        panel.setStrategy("sqrt");
+        QVERIFY(panel.isPlanning());
+        panel.cancelPlanning();
+        QTRY_VERIFY_WITH_TIMEOUT(!panel.isPlanning(), 60000);
+        QTest::qWait(50);  // the finished handler has run
+        QCOMPARE(panel.result().options.strategy, autodiff::RecomputeOptions::Strategy::None);
+        QVERIFY(panel.findChild<QLabel*>("trainingSummary")->text().contains("cancelled"));
     }
 
     void memoryViewEnablesTheTabOnTrainingGraphsOnly() {
