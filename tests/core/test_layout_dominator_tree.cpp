@@ -6,7 +6,7 @@
 
 #include "analysis/Dominators.h"
 #include "examples/Examples.h"
-#include "ir/Builder.h"
+#include "examples/Builder.h"
 #include "layout/DominatorTreeDisplay.h"
 
 using namespace passlens;

@@ -3,7 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "examples/Examples.h"
-#include "ir/Builder.h"
+#include "examples/Builder.h"
 #include "memory/MemoryPlan.h"
 #include "plot/MemoryCharts.h"
 #include "plot/Scale.h"
