@@ -279,6 +279,21 @@ std::vector<ValueId> separators(const ForwardFacts& facts) {
     return out;
 }
 
+/// Chen's segmentation: every k-th separator is a checkpoint, every other droppable activation is
+/// recomputed from the checkpoint before it.
+Choice segmented(const Model& m, const ForwardFacts& facts, const std::vector<ValueId>& seps, size_t k,
+                 std::vector<KeptTensor>& kept) {
+    std::unordered_set<ValueId> keep;
+    std::vector<ValueId> checkpoints;
+    for (size_t j = k - 1; j < seps.size(); j += k) {
+        keep.insert(seps[j]);
+        checkpoints.push_back(seps[j]);
+    }
+    Choice c = evaluate(m, facts, droppable(facts, keep, kept, false));
+    c.checkpoints = std::move(checkpoints);
+    return c;
+}
+
 Choice chooseSqrt(const Model& m, const ForwardFacts& facts, std::vector<KeptTensor>& keptByRule, int64_t peakBefore) {
     const std::vector<ValueId> seps = separators(facts);
     const double root = std::sqrt(static_cast<double>(seps.size()));
@@ -289,15 +304,8 @@ Choice chooseSqrt(const Model& m, const ForwardFacts& facts, std::vector<KeptTen
     best.peak = peakBefore;
     std::vector<KeptTensor> bestKept;
     for (size_t k : lengths) {
-        std::unordered_set<ValueId> keep;
-        std::vector<ValueId> checkpoints;
-        for (size_t j = k - 1; j < seps.size(); j += k) {
-            keep.insert(seps[j]);
-            checkpoints.push_back(seps[j]);
-        }
         std::vector<KeptTensor> kept;
-        Choice c = evaluate(m, facts, droppable(facts, keep, kept, false));
-        c.checkpoints = checkpoints;
+        Choice c = segmented(m, facts, seps, k, kept);
         if (c.drop.empty() || c.peak >= best.peak) continue;
         best = std::move(c);
         bestKept = std::move(kept);
@@ -343,6 +351,19 @@ Choice chooseBudget(const Model& m, const ForwardFacts& facts, int64_t budget, s
                 if (c.peak <= budget) { hi = mid; found = std::move(c); }
                 else lo = mid;
             }
+            fits = true;
+        }
+    }
+    // Dropping a long run without checkpoints recomputes it all at once (no saving on deep chains):
+    // Chen's segmentations with segment lengths 2, 3, 4, 6, 8, 12, ... compete; fewest FLOPs wins.
+    const std::vector<ValueId> seps = separators(facts);
+    for (size_t k = 2, step = 1; k <= seps.size(); k += step, step = k / 2) {
+        std::vector<KeptTensor> kept;
+        Choice c = segmented(m, facts, seps, k, kept);
+        *lowest = std::min(*lowest, c.peak);
+        if (c.drop.empty() || c.peak > budget) continue;
+        if (!fits || facts.flopsOf(c.copies) < facts.flopsOf(found.copies)) {
+            found = std::move(c);
             fits = true;
         }
     }

@@ -9,7 +9,8 @@
 //                  of about √n; each segment's last one is a checkpoint, the rest is recomputed
 //   all            every saved activation no rule keeps is recomputed (the floor of this approach)
 //   budget=BYTES   greedy: drop the activations cheapest to recompute (FLOPs per byte) until the
-//                  planned arena fits BYTES; infeasible budgets are an error naming the lowest arena
+//                  planned arena fits BYTES, against Chen's segmentations of several lengths; the
+//                  fitting choice with the fewest extra FLOPs wins; infeasible budgets name the lowest arena
 // Rules that keep a tensor: random ops are never recomputed (analysis::isNondeterministic), nor
 // control flow; MatMul/Gemm/Conv/ConvTranspose ("heavy") are not recomputed under `budget` by
 // default (as PyTorch's min-cut partitioner bans them) but are under `sqrt` and `all` (Chen's

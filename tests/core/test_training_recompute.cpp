@@ -194,6 +194,22 @@ TEST(TrainingRecompute, BudgetIsMetWhenFeasibleAndRefusedClearlyWhenNot) {
     EXPECT_THROW(autodiff::recomputeModel(tiny, autodiff::parseRecomputeOptions("budget=1:heavy")), Error);
 }
 
+TEST(TrainingRecompute, BudgetOnADeepChainUsesSegmentsNotOneLongRun) {
+    // 100 layers: dropping every activation recomputes the whole chain at once (no saving), so the
+    // cheapest-first prefixes cannot reach 60 %; Chen's segmentations can.
+    const Model train = examples::deepMlpTraining(100, 8, 2);
+    const int64_t none = autodiff::plannedPeak(train);
+    const int64_t budget = none * 6 / 10;
+    Model all = train;
+    EXPECT_GT(recompute(all, "all").peakAfter, budget);
+    Model m = train;
+    auto r = recompute(m, "budget=" + std::to_string(budget) + ":heavy");
+    ASSERT_TRUE(r.feasible) << r.message;
+    EXPECT_LE(autodiff::plannedPeak(m), budget);
+    EXPECT_FALSE(r.checkpoints.empty());
+    EXPECT_LT(r.extraFlops, r.forwardFlops);
+}
+
 TEST(TrainingRecompute, HeavyOpsAreKeptByDefaultUnderBudgetAndTheRuleIsNamed) {
     // Every Relu output of the MLP needs its Gemm recomputed: banned by default under budget.
     Model m = examples::mlp16Training();

@@ -4,6 +4,7 @@
 // is met), with the trade-off chart filled. Screenshot: training_memory_dock.png.
 #include <QDir>
 #include <QSignalSpy>
+#include <QLabel>
 #include <QTabWidget>
 #include <QtTest>
 
@@ -24,6 +25,15 @@ bool waitForPlan(TrainingMemoryPanel& p) {
     return true;
 }
 
+/// Shows the panel on the 16-layer MLP's training graph and waits for its first plan.
+bool showMlp16(TrainingMemoryPanel& panel) {
+    panel.resize(1400, 560);
+    panel.show();
+    if (!QTest::qWaitForWindowExposed(&panel)) return false;
+    panel.setModel(std::make_shared<const ir::Model>(examples::mlp16Training()));
+    return waitForPlan(panel);
+}
+
 }  // namespace
 
 class TrainingMemoryPanelTest : public QObject {
@@ -33,11 +43,7 @@ private slots:
 
     void timelineShowsPhasesSavedTensorsAndReaders() {
         TrainingMemoryPanel panel;
-        panel.resize(1400, 560);
-        panel.show();
-        QVERIFY(QTest::qWaitForWindowExposed(&panel));
-        panel.setModel(std::make_shared<const ir::Model>(examples::mlp16Training()));
-        QVERIFY(waitForPlan(panel));
+        QVERIFY(showMlp16(panel));
         const auto& r = panel.result();
         QVERIFY(r.error.isEmpty());
         auto* tl = panel.timeline();
@@ -70,11 +76,7 @@ private slots:
 
     void strategySwitchReplansOffTheGuiThread() {
         TrainingMemoryPanel panel;
-        panel.resize(1400, 560);
-        panel.show();
-        QVERIFY(QTest::qWaitForWindowExposed(&panel));
-        panel.setModel(std::make_shared<const ir::Model>(examples::mlp16Training()));
-        QVERIFY(waitForPlan(panel));
+        QVERIFY(showMlp16(panel));
         const int64_t none = panel.result().plan->arenaBytes;
         panel.setStrategy("sqrt");
         QVERIFY(panel.isPlanning());  // the worker runs; the GUI thread is free meanwhile
@@ -97,6 +99,18 @@ private slots:
         QVERIFY(b.recompute.feasible);
         QVERIFY2(b.plan->arenaBytes <= b.options.budgetBytes, qPrintable(panel.summaryText()));
         QVERIFY(b.options.budgetBytes <= budget + none / 500);  // the slider's resolution
+    }
+
+    void cancelDropsTheRunningResult() {
+        TrainingMemoryPanel panel;
+        QVERIFY(showMlp16(panel));
+        panel.setStrategy("sqrt");
+        QVERIFY(panel.isPlanning());
+        panel.cancelPlanning();
+        QTRY_VERIFY_WITH_TIMEOUT(!panel.isPlanning(), 60000);
+        QTest::qWait(50);  // the finished handler has run
+        QCOMPARE(panel.result().options.strategy, autodiff::RecomputeOptions::Strategy::None);
+        QVERIFY(panel.findChild<QLabel*>("trainingSummary")->text().contains("cancelled"));
     }
 
     void memoryViewEnablesTheTabOnTrainingGraphsOnly() {

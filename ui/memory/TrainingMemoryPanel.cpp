@@ -4,6 +4,7 @@
 #include <QComboBox>
 #include <QHBoxLayout>
 #include <QLabel>
+#include <QPushButton>
 #include <QSlider>
 #include <QTimer>
 #include <QVBoxLayout>
@@ -79,6 +80,11 @@ TrainingMemoryPanel::TrainingMemoryPanel(QWidget* parent) : QWidget(parent) {
     bar->addWidget(budget_, 1);
     bar->addWidget(budgetLabel_);
     bar->addWidget(heavy_);
+    cancel_ = new QPushButton("Cancel", this);
+    cancel_->setObjectName("cancelRecompute");
+    cancel_->setToolTip("Discard the running plan (the worker finishes in the background)");
+    cancel_->setVisible(false);
+    bar->addWidget(cancel_);
     root->addLayout(bar);
     summary_ = new QLabel(this);
     summary_->setObjectName("trainingSummary");
@@ -105,6 +111,7 @@ TrainingMemoryPanel::TrainingMemoryPanel(QWidget* parent) : QWidget(parent) {
         }
         showResult(r);
     });
+    connect(cancel_, &QPushButton::clicked, this, &TrainingMemoryPanel::cancelPlanning);
     connect(strategy_, &QComboBox::currentIndexChanged, this, [this] {
         budget_->setEnabled(strategy_->currentData().toString() == "budget");
         replan();
@@ -160,6 +167,14 @@ void TrainingMemoryPanel::setBudget(int64_t bytes) {
     }
 }
 
+void TrainingMemoryPanel::cancelPlanning() {
+    ++generation_;
+    pending_ = false;
+    debounce_->stop();
+    cancel_->setVisible(false);
+    summary_->setText("Planning cancelled.");
+}
+
 bool TrainingMemoryPanel::isPlanning() const { return watcher_->isRunning() || pending_ || debounce_->isActive(); }
 
 autodiff::RecomputeOptions TrainingMemoryPanel::currentOptions() const {
@@ -187,6 +202,7 @@ void TrainingMemoryPanel::replan() {
 void TrainingMemoryPanel::start() {
     pending_ = false;
     summary_->setText("Planning…");
+    cancel_->setVisible(true);
     const quint64 gen = generation_;
     const bool tradeoff = needTradeoff_;
     needTradeoff_ = false;
@@ -201,6 +217,7 @@ void TrainingMemoryPanel::start() {
 
 void TrainingMemoryPanel::showResult(const TrainingPlanResult& r) {
     result_ = r;
+    cancel_->setVisible(false);
     if (!r.error.isEmpty()) {
         summary_->setText("Planning failed: " + r.error);
         timeline_->clear();

@@ -14,6 +14,7 @@
 class QCheckBox;
 class QComboBox;
 class QLabel;
+class QPushButton;
 class QSlider;
 class QTimer;
 
@@ -49,6 +50,8 @@ public:
     void setBudget(int64_t bytes);
 
     bool isPlanning() const;
+    /// Drops the running job's result (recomputation cannot be interrupted midway).
+    void cancelPlanning();
     const TrainingPlanResult& result() const { return result_; }
     TrainingTimeline* timeline() const { return timeline_; }
     TradeoffChart* tradeoffChart() const { return tradeoff_; }
@@ -79,6 +82,7 @@ private:
     QCheckBox* heavy_ = nullptr;
     QLabel* summary_ = nullptr;
     QTimer* debounce_ = nullptr;
+    QPushButton* cancel_ = nullptr;
     TrainingTimeline* timeline_ = nullptr;
     TradeoffChart* tradeoff_ = nullptr;
 };

@@ -65,6 +65,16 @@ NodeStyle TrainingController::lossStyle() {
     return s;
 }
 
+NodeStyle TrainingController::recomputeStyle() {
+    // Green like the memory dock's recompute bars: a forward node copied into the backward pass.
+    NodeStyle s;
+    s.fill = QColor("#dcf0d8");
+    s.border = QColor("#3d8a3a");
+    s.dashed = true;
+    s.badge = QStringLiteral("↻");
+    return s;
+}
+
 NodeStyle TrainingController::gradientOfSelectionStyle() {
     NodeStyle s = backwardStyle();
     s.fill = QColor("#ffb570");
@@ -272,7 +282,8 @@ void TrainingController::applyRoleStyles() {
         valuesOf_ = nullptr;
     }
     auto ours = [](const NodeStyle* s) {
-        return !s || s->badge.startsWith(backwardStyle().badge) || s->badge.startsWith(lossStyle().badge) || s->badge.startsWith("=");
+        return !s || s->badge.startsWith(backwardStyle().badge) || s->badge.startsWith(lossStyle().badge) ||
+               s->badge.startsWith(recomputeStyle().badge) || s->badge.startsWith("=");
     };
     for (ir::NodeId id : g.nodeOrder()) {
         const auto role = autodiff::provenanceOf(g.node(id)).role;
@@ -294,7 +305,10 @@ void TrainingController::applyRoleStyles() {
             if (!valueLabel(id).isEmpty()) view->setNodeStyle(id, withValue({}, id));
             continue;
         }
-        view->setNodeStyle(id, withValue(role == autodiff::Role::Loss ? lossStyle() : backwardStyle(), id));
+        view->setNodeStyle(id, withValue(role == autodiff::Role::Loss        ? lossStyle()
+                                         : role == autodiff::Role::Recompute ? recomputeStyle()
+                                                                             : backwardStyle(),
+                                         id));
         ++styledRoleNodes_;
     }
 }

@@ -46,6 +46,7 @@ public:
 
     static NodeStyle backwardStyle();
     static NodeStyle lossStyle();
+    static NodeStyle recomputeStyle();  ///< copies the recompute pass placed in the backward pass
     static NodeStyle gradientOfSelectionStyle();
 
 signals:
