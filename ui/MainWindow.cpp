@@ -604,6 +604,10 @@ void MainWindow::onFusionGroupsFinished() {
     emit fusionClustersReady(mainView_->clusterOverlayCount());
 }
 
+bool MainWindow::analysesRunning() const {
+    return memory_->isPlanning() || domTree_->busy() || clusterWatcher_->isRunning();
+}
+
 void MainWindow::setFusionClustersVisible(bool on) {
     QSettings().setValue("view/fusionGroups", on);
     mainView_->setClustersVisible(on);

@@ -48,6 +48,9 @@ public:
     /// Opens the "Why not fused?" dock for a node of the main graph (also the context-menu action).
     void showWhyNotFused(ir::NodeId id);
     void setFusionClustersVisible(bool on);
+    /// True while a dock's analysis of the shown graph (memory plan, dominator tree, fusion
+    /// groups) runs in the pool.
+    bool analysesRunning() const;
 signals:
     void fusionClustersReady(int clusters);   ///< fusion groups of the shown graph are drawn
 private:
@@ -171,6 +174,11 @@ private:
     void syncSelection(GraphView* from, ir::NodeId id);
     void appendProvenance(ir::NodeId id);
     void updateDomainNotice();
+    /// Plans `m` in the Memory dock now, or (a large model, the dock hidden) once it is shown.
+    void showMemoryOf(std::shared_ptr<const ir::Model> m, const QString& title);
+    /// Models above this many nodes plan their memory only once the Memory dock is shown.
+    static constexpr size_t kDeferredDockNodes = 1500;
+    std::pair<std::shared_ptr<const ir::Model>, QString> pendingMemory_;
 
     std::shared_ptr<const ir::Model> model_;
     std::shared_ptr<const ir::Model> shown_;

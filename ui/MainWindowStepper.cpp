@@ -57,6 +57,9 @@ void MainWindow::buildStepperDocks() {
     tabifyDockWidget(remarkDock, memDock);
     remarkDock->raise();
 
+    connect(memDock, &QDockWidget::visibilityChanged, this, [this](bool visible) {
+        if (visible && pendingMemory_.first) showMemoryOf(pendingMemory_.first, pendingMemory_.second);
+    });
     connect(stepper_, &StepperPanel::stepChosen, this, &MainWindow::showStep);
     connect(stepper_, &StepperPanel::runFailed, this, [this](const QString& m) { statusBar()->showMessage(m, 8000); });
     connect(changeLog_, &ChangeLogPanel::nodesActivated, this, &MainWindow::selectNodes);
@@ -122,8 +125,21 @@ void MainWindow::resetStepper() {
     stepper_->setModel(model_);
     changeLog_->showPass(nullptr);
     remarks_->showPass(nullptr);
-    memory_->setGraph(shown_, shown_ ? &shown_->graph : nullptr, title_);
+    showMemoryOf(shown_, title_);
     updateDomainNotice();
+}
+
+void MainWindow::showMemoryOf(std::shared_ptr<const ir::Model> m, const QString& title) {
+    // Planning a large model's memory takes seconds of a core the drawing needs: it waits until
+    // the Memory dock is on screen.
+    auto* dock = findChild<QDockWidget*>("memory");
+    if (m && m->graph.nodeCount() > kDeferredDockNodes && dock && !dock->isVisible()) {
+        pendingMemory_ = {std::move(m), title};
+        memory_->setGraph(nullptr, nullptr);
+        return;
+    }
+    pendingMemory_ = {};
+    memory_->setGraph(m, m ? &m->graph : nullptr, title);
 }
 
 void MainWindow::showStep(int row) {
@@ -138,7 +154,7 @@ void MainWindow::showStep(int row) {
     changeLog_->showPass(step ? &step->result : nullptr);
     remarks_->showPass(step ? &step->result : nullptr);
     const QString stepTitle = step ? tr("%1 after %2").arg(title_, QString::fromStdString(step->result.name)) : title_;
-    memory_->setGraph(shown_, &shown_->graph, stepTitle);
+    showMemoryOf(shown_, stepTitle);
     modelInfo_->setPlainText(QString::fromStdString(onnxio::modelInfoToText(onnxio::describeModel(*shown_))));
     updateDomainNotice();
     if (step)
