@@ -85,6 +85,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     buildMenus();
     buildAnalysisDocks();
     new TrainingController(this);  // Passes → Build Training Graph…, View → Show Values…, backward styles
+    buildPanelsMenu();
 
     facts_ = new QLabel(this);
     progress_ = new QProgressBar(this);
@@ -215,6 +216,15 @@ void MainWindow::buildMenus() {
     view->addAction(tr("Find &Next"), this, &MainWindow::findNext)->setShortcut(QKeySequence::FindNext);
     view->addAction(tr("Find &Previous"), this, &MainWindow::findPrevious)->setShortcut(QKeySequence::FindPrevious);
     new QShortcut(QKeySequence(Qt::Key_Escape), findEdit_, [this] { findEdit_->clear(); currentView()->setFocus(); });
+}
+
+void MainWindow::buildPanelsMenu() {
+    for (QAction* a : menuBar()->actions())
+        if (a->menu() && a->text() == tr("&View")) {
+            QMenu* panels = a->menu()->addMenu(tr("&Panels"));
+            panels->setObjectName("panelsMenu");
+            for (QDockWidget* d : findChildren<QDockWidget*>()) panels->addAction(d->toggleViewAction());
+        }
 }
 
 void MainWindow::rebuildRecentMenu() {
@@ -555,8 +565,6 @@ void MainWindow::buildAnalysisDocks() {
     if (view) {
         view->addSeparator();
         view->addAction(clustersAction_);
-        view->addAction(domDock->toggleViewAction());
-        view->addAction(whyNotDock_->toggleViewAction());
     }
 }
 

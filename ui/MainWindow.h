@@ -161,7 +161,10 @@ private:
 
     // pass stepper (MainWindowStepper.cpp)
     void buildStepperDocks();
-    void sizeDocks();  ///< default dock sizes (a saved window state overrides them)
+    void sizeDocks();  ///< the first start's dock layout (a saved window state overrides it)
+    void openBottomDocksAfterRun();
+    bool bottomClosedAtStart_ = false;
+    void buildPanelsMenu();  ///< View ▸ Panels: every dock, shown or not
     void buildStepperMenu(QMenu* menu);
     void resetStepper();
     void showStep(int row);

@@ -61,6 +61,7 @@ void MainWindow::buildStepperDocks() {
         if (visible && pendingMemory_.first) showMemoryOf(pendingMemory_.first, pendingMemory_.second);
     });
     connect(stepper_, &StepperPanel::stepChosen, this, &MainWindow::showStep);
+    connect(stepper_, &StepperPanel::runFinished, this, &MainWindow::openBottomDocksAfterRun);
     connect(stepper_, &StepperPanel::runFailed, this, [this](const QString& m) { statusBar()->showMessage(m, 8000); });
     connect(changeLog_, &ChangeLogPanel::nodesActivated, this, &MainWindow::selectNodes);
     connect(remarks_, &RemarksPanel::nodesActivated, this, &MainWindow::selectNodes);
@@ -72,18 +73,43 @@ void MainWindow::buildStepperDocks() {
 }
 
 void MainWindow::sizeDocks() {
-    // The graph keeps most of the window: the stepper is a narrow column, the docks on the right
-    // one tab group, the logs a short strip.
+    // First start: the graph gets most of the window. One column on the right, the stepper above
+    // the node's properties (tabs: Properties, Why Not Fused?, Model); the bottom docks are one
+    // tab group, closed until a pipeline has run (they only have something to say after one).
     auto* step = findChild<QDockWidget*>("stepper");
-    auto* log = findChild<QDockWidget*>("changeLog");
     auto* props = findChild<QDockWidget*>("properties");
-    if (auto* info = findChild<QDockWidget*>("model"); info && props && dockWidgetArea(info) == dockWidgetArea(props)) {
-        tabifyDockWidget(props, info);
+    if (step && props) {
+        removeDockWidget(step);
+        addDockWidget(Qt::RightDockWidgetArea, step);
+        step->show();
+        splitDockWidget(step, props, Qt::Vertical);
+        for (const char* name : {"whyNotFused", "model"})
+            if (auto* d = findChild<QDockWidget*>(name)) tabifyDockWidget(props, d);
         props->raise();
+        resizeDocks({step}, {340}, Qt::Horizontal);
+        resizeDocks({step, props}, {380, 420}, Qt::Vertical);
     }
-    if (step) resizeDocks({step}, {320}, Qt::Horizontal);
-    if (props) resizeDocks({props}, {320}, Qt::Horizontal);
-    if (log) resizeDocks({log}, {190}, Qt::Vertical);
+    QDockWidget* first = nullptr;
+    for (const char* name : {"changeLog", "remarks", "memory", "dominatorTree"}) {
+        auto* d = findChild<QDockWidget*>(name);
+        if (!d) continue;
+        if (first) tabifyDockWidget(first, d);
+        else first = d;
+        d->hide();
+    }
+    bottomClosedAtStart_ = first != nullptr;
+}
+
+void MainWindow::openBottomDocksAfterRun() {
+    // Once per window: the user may close them again and keep them closed.
+    if (!bottomClosedAtStart_) return;
+    bottomClosedAtStart_ = false;
+    for (const char* name : {"changeLog", "remarks", "memory", "dominatorTree"})
+        if (auto* d = findChild<QDockWidget*>(name)) d->show();
+    if (auto* log = findChild<QDockWidget*>("changeLog")) {
+        log->raise();
+        resizeDocks({log}, {200}, Qt::Vertical);
+    }
 }
 
 void MainWindow::buildStepperMenu(QMenu* file) {
