@@ -129,7 +129,7 @@ void GraphView::addGroupFrames() {
     for (const auto& f : snapshot_->frames) {
         const QRectF r(f.rect.x, f.rect.y, f.rect.width, f.rect.height);
         const QColor color(palette[size_t(f.depth) % std::size(palette)]);
-        auto* frame = new ClusterItem(r, QString::fromStdString(f.label), color);
+        auto* frame = new ClusterItem(r, QString::fromStdString(f.label), color, 12);
         frame->setZValue(-2 + 0.01 * f.depth);
         frame->setToolTip(tr("%1\nDouble-click the frame to collapse it").arg(QString::fromStdString(f.label)));
         scene_->addItem(frame);
