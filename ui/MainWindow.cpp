@@ -312,14 +312,11 @@ void MainWindow::setFoldConstants(bool on) {
     if (sideBySide_) showBeforePane();
 }
 
-void MainWindow::layoutModel(std::shared_ptr<const ir::Model> m, std::function<void(SnapshotPtr, QString)> done) {
+void MainWindow::layoutModel(std::shared_ptr<const ir::Model> m, std::function<void(SnapshotPtr, QString)> done,
+                             std::vector<std::string> keepOpen) {
     const auto key = std::make_pair(m.get(), foldConstants_);
-    if (auto it = layoutCache_.find(key); it != layoutCache_.end()) return done(it->second, {});
-    layout::DisplayOptions opt;
-    opt.foldConstants = foldConstants_;
-    opt.opset = m->opsetFor("") ? m->opsetFor("") : 17;
     auto* watcher = new QFutureWatcher<SnapshotPtr>(this);
-    connect(watcher, &QFutureWatcher<SnapshotPtr>::finished, this, [this, watcher, key, done = std::move(done)] {
+    connect(watcher, &QFutureWatcher<SnapshotPtr>::finished, this, [this, watcher, key, done] {
         watcher->deleteLater();
         try {
             SnapshotPtr snap = watcher->future().result();
@@ -329,8 +326,20 @@ void MainWindow::layoutModel(std::shared_ptr<const ir::Model> m, std::function<v
             done(nullptr, QString::fromStdString(e.what()));
         }
     });
+    if (auto it = layoutCache_.find(key); it != layoutCache_.end()) {
+        SnapshotPtr cached = it->second;
+        const auto kept = cached->hierarchy() && !keepOpen.empty() ? expansionOfPaths(*cached->hierarchy(), keepOpen) : std::nullopt;
+        if (!kept || *kept == cached->expanded) {
+            watcher->deleteLater();
+            return done(cached, {});
+        }
+        return watcher->setFuture(startRedraw(cached, *kept));
+    }
+    layout::DisplayOptions opt;
+    opt.foldConstants = foldConstants_;
+    opt.opset = m->opsetFor("") ? m->opsetFor("") : 17;
     const ir::Graph* graph = &m->graph;
-    watcher->setFuture(passlens::ui::startLayout(std::move(m), graph, opt));
+    watcher->setFuture(passlens::ui::startLayout(std::move(m), graph, opt, std::move(keepOpen)));
 }
 
 void MainWindow::startLayout() {
@@ -338,6 +347,10 @@ void MainWindow::startLayout() {
     layoutPending_ = true;
     progress_->show();
     cancel_->show();
+    // Stepping between passes keeps the groups the user opened (by path: each pass's graph has
+    // its own hierarchy).
+    std::vector<std::string> keepOpen;
+    if (SnapshotPtr now = mainView_->snapshot(); now && shownRow_ >= 0 && model_ && now->model) keepOpen = openGroupPaths(now);
     layoutModel(shown_, [this, generation](SnapshotPtr snap, QString error) {
         if (generation != generation_) return;  // superseded or cancelled
         layoutPending_ = false;
@@ -345,7 +358,7 @@ void MainWindow::startLayout() {
         cancel_->hide();
         if (!snap) return showError(tr("Cannot draw the graph"), error);
         showLaidOut(snap);
-    });
+    }, std::move(keepOpen));
 }
 
 bool MainWindow::layoutRunning() const { return layoutPending_; }

@@ -157,7 +157,10 @@ private:
     GraphView* currentView() const;
     /// Lays out `m` (cached per model and fold setting) off the GUI thread; `done` runs on the GUI
     /// thread with the drawing, or with null and an error message.
-    void layoutModel(std::shared_ptr<const ir::Model> m, std::function<void(SnapshotPtr, QString)> done);
+    /// `keepOpen`: group paths to open (see startLayout in graph/LayoutJob.h); a cached drawing
+    /// with other groups open is redrawn with them.
+    void layoutModel(std::shared_ptr<const ir::Model> m, std::function<void(SnapshotPtr, QString)> done,
+                     std::vector<std::string> keepOpen = {});
 
     // pass stepper (MainWindowStepper.cpp)
     void buildStepperDocks();

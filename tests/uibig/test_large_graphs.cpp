@@ -72,6 +72,7 @@ private slots:
     void smallModelsOpenWhole();
     void chainOf50kNodesOpens();
     void generated25kModelScreenshots();
+    void steppingKeepsOpenGroupsAndPlacesOnlyChangedOnes();
 };
 
 void LargeGraphTest::topLevelIsBoundedAndGroupsOpenToTheirMembers_data() {
@@ -196,6 +197,46 @@ void LargeGraphTest::chainOf50kNodesOpens() {
     const hierarchy::GroupId g = collapsedLeafGroup(*v);
     QVERIFY(waitExpansion(w, [&] { w.setGroupExpanded(g, true); }));
     QVERIFY(v->operatorItemCount() > 0);
+}
+
+void LargeGraphTest::steppingKeepsOpenGroupsAndPlacesOnlyChangedOnes() {
+    MainWindow w;
+    w.show();
+    QVERIFY(show(w, test::layeredModel(150, LayerNaming::Scoped), "scoped"));
+    ui::GraphView* v = w.graphView();
+    const hierarchy::GroupId g = collapsedLeafGroup(*v);
+    QVERIFY(waitExpansion(w, [&] { w.setGroupExpanded(g, true); }));
+    const std::string path = v->snapshot()->hierarchy()->group(g).path;
+    const size_t openBefore = v->snapshot()->expanded.size();
+    // fuse-layer-norm changes every layer; fuse-conv-bn nothing on a transformer.
+    QSignalSpy done(w.stepper(), &ui::StepperPanel::runFinished);
+    w.stepper()->setPassList("fuse-layer-norm,fuse-conv-bn");
+    w.stepper()->run();
+    QVERIFY(done.count() > 0 || done.wait(300000));
+    QVERIFY(w.stepper()->lastRun() && w.stepper()->lastRun()->result);
+    QSignalSpy shown(&w, &MainWindow::stepShown);
+    auto step = [&](int row) {
+        w.stepper()->setCurrentRow(row);
+        while (!(w.shownStep() == row && !w.layoutRunning()))
+            if (!shown.wait(300000)) return false;
+        return true;
+    };
+    QVERIFY(step(1));
+    // The group opened before is open in the pass's graph too (found by its path).
+    auto opened = v->snapshot()->hierarchy()->findPath(path);
+    QVERIFY(opened);
+    QVERIFY(v->snapshot()->expanded.count(*opened));
+    QCOMPARE(v->snapshot()->expanded.size(), openBefore);
+    // Only open groups are laid out, and of those only the ones whose content changed.
+    const size_t placedByChange = v->snapshot()->groupsPlaced;
+    qInfo() << "fuse-layer-norm step placed" << placedByChange << "of" << v->snapshot()->expanded.size() << "open groups";
+    QVERIFY(placedByChange > 0);
+    QVERIFY(placedByChange <= v->snapshot()->expanded.size());
+    // A pass that changed nothing: every group's placement is reused, none is laid out.
+    QVERIFY(step(2));
+    QVERIFY(w.shownDiff().added.empty() && w.shownDiff().changed.empty() && w.shownDiff().removed.empty());
+    QVERIFY(v->snapshot()->expanded.count(*v->snapshot()->hierarchy()->findPath(path)));
+    QCOMPARE(v->snapshot()->groupsPlaced, size_t(0));
 }
 
 void LargeGraphTest::generated25kModelScreenshots() {
