@@ -1,7 +1,9 @@
 // passlens-cli grad: the training graph of a model (loss + backward graph in standard ONNX ops).
+#include <optional>
 #include <ostream>
 
 #include "autodiff/Autodiff.h"
+#include "autodiff/Recompute.h"
 #include "cli/Command.h"
 #include "ir/Error.h"
 #include "onnx/Checker.h"
@@ -12,17 +14,19 @@ namespace passlens::cli {
 
 REGISTER_COMMAND({
     "grad",
-    "grad MODEL -o TRAIN.onnx [--loss mse|cross-entropy|none] [--output NAME] [--wrt all|NAME,...] [--recompute none]",
+    "grad MODEL -o TRAIN.onnx [--loss mse|cross-entropy|none] [--output NAME] [--wrt all|NAME,...] [--recompute none|sqrt|all|budget=BYTES[:heavy|:no-heavy]]",
     "Builds the training graph: outputs = the model's outputs, `loss`, then `<name>_grad` per requested tensor "
-    "(all = every float initializer). mse adds input `<output>_target`, cross-entropy `<output>_labels` (int64 [N]).",
+    "(all = every float initializer). mse adds input `<output>_target`, cross-entropy `<output>_labels` (int64 [N]). "
+    "--recompute drops saved activations and recomputes them in the backward pass (sqrt: Chen's sqrt(n) checkpoints; "
+    "budget: cheapest first until the planned arena fits) and reports peak bytes and extra FLOPs.",
     {"-o", "--loss", "--output", "--wrt", "--recompute"},
     [](const Args& args, std::ostream& out, std::ostream&) {
         args.expectOnly({"-o", "--loss", "--output", "--wrt", "--recompute"});
         const std::string in = args.positional(0, "MODEL");
         auto outPath = args.option("-o");
         if (!outPath) throw UsageError{"missing -o TRAIN.onnx"};
-        if (auto r = args.option("--recompute"); r && *r != "none")
-            throw UsageError{"--recompute " + *r + " is not available yet; only 'none'"};
+        // Parsed before the import so a typo fails fast.
+        const autodiff::RecomputeOptions recompute = autodiff::parseRecomputeOptions(args.option("--recompute").value_or("none"));
         autodiff::AutodiffOptions o;
         o.loss = args.option("--loss").value_or("mse");
         o.output = args.option("--output").value_or("");
@@ -32,6 +36,8 @@ REGISTER_COMMAND({
         const ir::Model forward = onnxio::importModelFile(in, io);
         const size_t forwardNodes = forward.graph.nodeCount();
         ir::Model train = autodiff::makeTrainingModel(forward, o);
+        std::optional<autodiff::RecomputeResult> recomputed;
+        if (args.option("--recompute")) recomputed = autodiff::recomputeModel(train, recompute);
         size_t lossNodes = 0, backwardNodes = 0;
         for (ir::NodeId n : train.graph.nodeOrder()) {
             auto role = autodiff::provenanceOf(train.graph.node(n)).role;
@@ -44,6 +50,7 @@ REGISTER_COMMAND({
         const size_t grads = train.graph.outputs().size() - forward.graph.outputs().size() - 1;
         out << "wrote " << *outPath << ": " << forwardNodes << " forward, " << lossNodes << " loss and " << backwardNodes
             << " backward nodes; " << grads << " gradients of the " << o.loss << " loss\n";
+        if (recomputed) out << "recompute " << recomputed->message << "\n";
         return kOk;
     },
 });

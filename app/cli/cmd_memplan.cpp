@@ -1,5 +1,7 @@
+#include <optional>
 #include <ostream>
 
+#include "autodiff/TrainingMemory.h"
 #include "cli/Command.h"
 #include "memory/MemoryPlan.h"
 #include "memory/PlanJson.h"
@@ -30,6 +32,9 @@ REGISTER_COMMAND({
         memory::completeShapesViaLiftedConstants(model);
         auto plan = memory::planMemory(model, model.graph, options);
         auto bodies = memory::planSubgraphs(model, model.graph, options);
+        // Training graphs: phases and saved-for-backward from the autodiff provenance.
+        std::optional<autodiff::TrainingMemory> training;
+        if (autodiff::isTrainingGraph(model.graph)) training = autodiff::analyzeTrainingMemory(model, plan, options);
         if (args.flag("--json")) {
             auto j = memory::planToJson(plan);
             if (options.parallelAware)
@@ -47,6 +52,7 @@ REGISTER_COMMAND({
                 subs.push_back(std::move(e));
             }
             j["subgraphs"] = std::move(subs);
+            if (training) autodiff::addTrainingToJson(j, *training);
             out << j.dump(1) << "\n";
         } else {
             std::vector<memory::MemoryPlan> others;
@@ -59,6 +65,7 @@ REGISTER_COMMAND({
                     << free.planner << " without it\n";
             }
             out << memory::planToText(plan, others);
+            if (training) out << autodiff::trainingToText(*training);
             if (!bodies.empty()) {
                 out << "subgraph bodies (each planned on its own; the top level sees one step per If/Loop):\n";
                 for (const auto& b : bodies)

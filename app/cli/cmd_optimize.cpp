@@ -30,12 +30,12 @@ static std::vector<std::string> splitComma(const std::string& s) {
 REGISTER_COMMAND({
     "optimize",
     "optimize IN -o OUT [--level none|basic|extended|all] [--passes p,q] [--report REPORT.json] [--verify] "
-    "[--fixed-point] [--target-opset N] [--target-layout NHWC|NCHW] [--group-functions]",
+    "[--fixed-point] [--target-opset N] [--target-layout NHWC|NCHW] [--group-functions] [--recompute none|sqrt|all|budget=BYTES]",
     "Runs a pass pipeline, writes the optimized model and a per-pass report of changes and remarks.",
-    {"-o", "--level", "--passes", "--report", "--target-opset", "--target-layout"},
+    {"-o", "--level", "--passes", "--report", "--target-opset", "--target-layout", "--recompute"},
     [](const Args& args, std::ostream& out, std::ostream& err) {
         args.expectOnly({"-o", "--level", "--passes", "--report", "--verify", "--fixed-point", "--target-opset",
-                         "--target-layout", "--group-functions"});
+                         "--target-layout", "--group-functions", "--recompute"});
         const std::string in = args.positional(0, "IN");
         auto outPath = args.option("-o");
         if (!outPath) throw UsageError{"missing -o OUT"};
@@ -57,6 +57,7 @@ REGISTER_COMMAND({
             if (*l != "NHWC" && *l != "NCHW") throw UsageError{"--target-layout must be NHWC or NCHW"};
             options.pass.targetLayout = *l;
         }
+        if (auto r = args.option("--recompute")) options.pass.params["recompute.strategy"] = *r;  // the recompute pass's strategy
         onnxio::ImportOptions io;
         io.pinnedDims = args.dims();
         ir::Model model = onnxio::importModelFile(in, io);

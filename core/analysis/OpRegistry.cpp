@@ -106,6 +106,20 @@ const std::set<std::string_view>& inplaceOps() {
     return ops;
 }
 
+}  // namespace
+
+bool isNondeterministic(const ir::Graph& g, ir::NodeId n) {
+    const ir::Node& node = g.node(n);
+    if (!node.domain.empty() && node.domain != "ai.onnx") return false;
+    static const std::set<std::string_view> random = {"RandomNormal", "RandomUniform", "RandomNormalLike",
+                                                      "RandomUniformLike", "Multinomial", "Bernoulli"};
+    if (random.count(node.opType)) return true;
+    // Dropout draws a mask only in training mode (input 2, opset 12+).
+    return node.opType == "Dropout" && node.inputs.size() > 2 && node.inputs[2] != ir::kNone;
+}
+
+namespace {
+
 std::optional<std::vector<int64_t>> staticDims(const ir::Graph& g, ir::ValueId v) {
     if (v == ir::kNone) return std::nullopt;
     const auto& val = g.value(v);

@@ -24,6 +24,10 @@ OpPattern edgePattern(const ir::Graph& g, ir::NodeId consumer, ir::ValueId input
 /// (binary arithmetic: only the same-size input qualifies; the memory planner checks that).
 bool isInplaceElementwise(std::string_view opType, std::string_view domain = {});
 
+/// True when running the node twice may give different results (random ops, Dropout fed a
+/// training_mode input): such a node may not be recomputed, merged (CSE) or folded.
+bool isNondeterministic(const ir::Graph& g, ir::NodeId n);
+
 /// Estimated work of one node: floating-point (or integer) operations and bytes moved (inputs
 /// read plus outputs written, initializers included). `known` is false when a shape or element
 /// type needed for the estimate is not static, or the op has no cost rule (control flow, custom

@@ -46,7 +46,9 @@ TrainingGraph buildTrainingGraph(passes::Rewriter& rw, const AutodiffOptions& op
 ir::Model makeTrainingModel(const ir::Model& forward, const AutodiffOptions& options);
 
 // ---- provenance ------------------------------------------------------------------------------
-enum class Role { Forward, Loss, Backward };
+/// Recompute: a copy of a forward node the `recompute` pass placed in the backward pass
+/// (gradient checkpointing); its `forwardNode` is the node it copies.
+enum class Role { Forward, Loss, Backward, Recompute };
 std::string_view roleName(Role r);
 
 /// What a loss or backward node says about itself. Kept in the node's metadata_props (keys

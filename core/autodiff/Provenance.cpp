@@ -18,6 +18,7 @@ constexpr const char* kDocHeader = "passlens autodiff";
 Role parseRole(const std::string& s) {
     if (s == "backward") return Role::Backward;
     if (s == "loss") return Role::Loss;
+    if (s == "recompute") return Role::Recompute;
     return Role::Forward;
 }
 
@@ -34,6 +35,7 @@ std::string_view roleName(Role r) {
     case Role::Forward: return "forward";
     case Role::Loss: return "loss";
     case Role::Backward: return "backward";
+    case Role::Recompute: return "recompute";
     }
     return "?";
 }

@@ -43,6 +43,65 @@ Model mlpForward() {
     return b.finish();
 }
 
+Model cnnForward() {
+    // Conv(pad 1) → Relu → MaxPool → Conv → Sigmoid → AveragePool → Flatten → Gemm, 4 classes.
+    GraphBuilder b("small_cnn");
+    ValueId x = b.input("image", DataType::Float, {2, 1, 8, 8});
+    ValueId c1 = b.op("Conv", {x, b.constant("conv1.weight", randomFloats({3, 1, 3, 3}, 300, -0.6f, 0.6f)),
+                               b.constant("conv1.bias", randomFloats({3}, 301, -0.1f, 0.1f))},
+                      {Attribute::makeInts("pads", {1, 1, 1, 1})}, "conv1");
+    ValueId r1 = b.op("Relu", {c1}, {}, "relu1");
+    ValueId p1 = b.op("MaxPool", {r1}, {Attribute::makeInts("kernel_shape", {2, 2}), Attribute::makeInts("strides", {2, 2})}, "pool1");
+    ValueId c2 = b.op("Conv", {p1, b.constant("conv2.weight", randomFloats({4, 3, 3, 3}, 302, -0.5f, 0.5f)),
+                               b.constant("conv2.bias", randomFloats({4}, 303, -0.1f, 0.1f))},
+                      {}, "conv2");
+    ValueId s2 = b.op("Sigmoid", {c2}, {}, "sigmoid2");
+    ValueId p2 = b.op("AveragePool", {s2}, {Attribute::makeInts("kernel_shape", {2, 2}), Attribute::makeInts("strides", {2, 2})}, "pool2");
+    ValueId flat = b.op("Flatten", {p2}, {}, "flatten");
+    ValueId logits = b.op("Gemm", {flat, b.constant("fc.weight", randomFloats({4, 4}, 304, -0.5f, 0.5f)),
+                                   b.constant("fc.bias", randomFloats({4}, 305, -0.1f, 0.1f))},
+                          {Attribute::makeInt("transB", 1)}, "fc");
+    b.graph().renameValue(logits, "logits");
+    b.output(logits);
+    return b.finish();
+}
+
+Model cnnTraining() {
+    autodiff::AutodiffOptions o;
+    o.loss = "cross-entropy";
+    Model m = autodiff::makeTrainingModel(cnnForward(), o);
+    m.graph.name = "cnn_training";
+    return m;
+}
+
+Model deepMlpForward(int layers, int64_t width, int64_t batch) {
+    // Gemm(transB) → Relu per layer, equal width, no Relu after the last Gemm.
+    GraphBuilder b("mlp" + std::to_string(layers));
+    ValueId h = b.input("x", DataType::Float, {batch, width});
+    const float scale = 1.0f / static_cast<float>(width);
+    for (int i = 1; i <= layers; ++i) {
+        const std::string fc = "fc" + std::to_string(i);
+        const uint64_t seed = 500 + 2 * static_cast<uint64_t>(i);
+        h = b.op("Gemm", {h, b.constant(fc + ".weight", randomFloats({width, width}, seed, -2 * scale, 2 * scale)),
+                          b.constant(fc + ".bias", randomFloats({width}, seed + 1, -0.1f, 0.1f))},
+                 {Attribute::makeInt("transB", 1)}, fc);
+        if (i < layers) h = b.op("Relu", {h}, {}, "relu" + std::to_string(i));
+    }
+    b.graph().renameValue(h, "y");
+    b.output(h);
+    return b.finish();
+}
+
+Model deepMlpTraining(int layers, int64_t width, int64_t batch) {
+    autodiff::AutodiffOptions o;
+    o.loss = "mse";
+    Model m = autodiff::makeTrainingModel(deepMlpForward(layers, width, batch), o);
+    m.graph.name = "mlp" + std::to_string(layers) + "_training";
+    return m;
+}
+
+Model mlp16Training() { return deepMlpTraining(16, 128, 64); }
+
 Model mlpTraining() {
     autodiff::AutodiffOptions o;
     o.loss = "mse";

@@ -1,5 +1,6 @@
 #include "passes/PassRegistry.h"
 #include "autodiff/AutodiffPass.h"
+#include "autodiff/Recompute.h"
 #include "passes/fusion/FusionPasses.h"
 #include "passes/layout/LayoutPasses.h"
 
@@ -68,6 +69,7 @@ const PassRegistry& PassRegistry::global() {
         registerFusionPasses(r);
         registerLayoutPasses(r);
         autodiff::registerAutodiffPass(r);
+        autodiff::registerRecomputePass(r);
         return r;
     }();
     return reg;

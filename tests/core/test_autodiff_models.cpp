@@ -25,28 +25,8 @@ using passlens::test::GradCheck;
 
 namespace {
 
-Model smallCnn() {
-    // Conv(pad 1) → Relu → MaxPool → Conv → Sigmoid → AveragePool → Flatten → Gemm, 4 classes.
-    GraphBuilder b("small_cnn");
-    ValueId x = b.input("image", DataType::Float, {2, 1, 8, 8});
-    ValueId c1 = b.op("Conv", {x, b.constant("conv1.weight", randomFloats({3, 1, 3, 3}, 300, -0.6f, 0.6f)),
-                               b.constant("conv1.bias", randomFloats({3}, 301, -0.1f, 0.1f))},
-                      {Attribute::makeInts("pads", {1, 1, 1, 1})}, "conv1");
-    ValueId r1 = b.op("Relu", {c1}, {}, "relu1");
-    ValueId p1 = b.op("MaxPool", {r1}, {Attribute::makeInts("kernel_shape", {2, 2}), Attribute::makeInts("strides", {2, 2})}, "pool1");
-    ValueId c2 = b.op("Conv", {p1, b.constant("conv2.weight", randomFloats({4, 3, 3, 3}, 302, -0.5f, 0.5f)),
-                               b.constant("conv2.bias", randomFloats({4}, 303, -0.1f, 0.1f))},
-                      {}, "conv2");
-    ValueId s2 = b.op("Sigmoid", {c2}, {}, "sigmoid2");
-    ValueId p2 = b.op("AveragePool", {s2}, {Attribute::makeInts("kernel_shape", {2, 2}), Attribute::makeInts("strides", {2, 2})}, "pool2");
-    ValueId flat = b.op("Flatten", {p2}, {}, "flatten");
-    ValueId logits = b.op("Gemm", {flat, b.constant("fc.weight", randomFloats({4, 4}, 304, -0.5f, 0.5f)),
-                                   b.constant("fc.bias", randomFloats({4}, 305, -0.1f, 0.1f))},
-                          {Attribute::makeInt("transB", 1)}, "fc");
-    b.graph().renameValue(logits, "logits");
-    b.output(logits);
-    return b.finish();
-}
+// The CNN lives in the examples (the training-memory tests plan it too).
+Model smallCnn() { return examples::cnnForward(); }
 
 std::vector<std::string> floatInitializers(const Model& m) {
     std::vector<std::string> out;

@@ -97,10 +97,6 @@ TEST(ConstantFoldingLimits, RefusesFromTheShapeBeforeEvaluating) {
     // 65536 x 65536 floats, known from the inferred shape; evaluating first would have hit the
     // interpreter's budget ("could not evaluate it") instead.
     EXPECT_EQ(test::opCounts(m.graph)["ConstantOfShape"], 1);
-    // Known regression since the session-3 merge (issue #15 note): the size check from the shape
-    // is not reached and the budget refuses instead. Visible as a skip until it is found.
-    if (test::hasRemark(r, passes::RemarkKind::Missed, "fold-node", "more than the interpreter's memory budget"))
-        GTEST_SKIP() << "refused by the interpreter's budget, not from the shape: " << test::remarkText(r, passes::RemarkKind::Missed);
     EXPECT_TRUE(test::hasRemark(r, passes::RemarkKind::Missed, "fold-node", "17179869184 bytes, above the fold limit"))
         << test::remarkText(r, passes::RemarkKind::Missed);
 }

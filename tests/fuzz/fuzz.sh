@@ -5,13 +5,15 @@
 #   tests/fuzz/fuzz.sh run SECONDS [STAGE...]     fuzz each stage (default: all five) for SECONDS
 #   tests/fuzz/fuzz.sh ci                         build, seeds, 20 s per stage; exit 1 on a finding
 # Environment: FUZZ_BUILD_DIR, MODELS_DIR (real models, default build/models), JOBS, FUZZ_NICE=1
-# (run at nice 19), FUZZ_RSS_MB (default 2048).
+# (run at nice 19), FUZZ_RSS_MB (default 2048), FUZZ_TIMEOUT (seconds per input, default 30; raise it
+# for long runs on a busy machine, where a starved process trips 30 s on inputs that take 1 s).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 build=${FUZZ_BUILD_DIR:-build-fuzz}
 models=${MODELS_DIR:-build/models}
 jobs=${JOBS:-$(nproc)}
 rss=${FUZZ_RSS_MB:-2048}
+timeout=${FUZZ_TIMEOUT:-30}
 stages_all=(import passes explain memplan run)
 nice_cmd=()
 [ "${FUZZ_NICE:-0}" = 1 ] && nice_cmd=(nice -n 19)
@@ -62,7 +64,7 @@ run_stages() {
     local corpus="$build/fuzz-corpus/$stage"
     mkdir -p "$corpus"
     echo "fuzz: $stage for $seconds s" >&2
-    if ! "${nice_cmd[@]}" "$build/bin/passlens_fuzz_$stage" -max_total_time="$seconds" -rss_limit_mb="$rss" -timeout=30 \
+    if ! "${nice_cmd[@]}" "$build/bin/passlens_fuzz_$stage" -max_total_time="$seconds" -rss_limit_mb="$rss" -timeout="$timeout" \
         -print_final_stats=1 -artifact_prefix="$build/findings/$stage-" "$corpus" "$build/fuzz-seeds" \
         2>"$build/fuzz-$stage.log"; then
       echo "fuzz: $stage FOUND A CRASH; see $build/fuzz-$stage.log and $build/findings/" >&2

@@ -15,9 +15,11 @@
 #include <algorithm>
 #include <exception>
 
+#include "autodiff/TrainingMemory.h"
 #include "ir/Error.h"
 #include "memory/BufferTableModel.h"
 #include "memory/MemoryChartWidget.h"
+#include "memory/TrainingMemoryPanel.h"
 #include "plot/Scale.h"
 
 namespace passlens::ui {
@@ -135,6 +137,9 @@ MemoryView::MemoryView(QWidget* parent) : QWidget(parent) {
         if (v.isValid()) onValueClicked(static_cast<ir::ValueId>(v.toULongLong()));
     });
     tabs_->addTab(table_, "Buffers (primary planner)");
+    training_ = new TrainingMemoryPanel(tabs_);
+    trainingTab_ = tabs_->addTab(training_, "Training");
+    tabs_->setTabEnabled(trainingTab_, false);
     root->addWidget(tabs_, 1);
 
     watcher_ = new QFutureWatcher<PlanSnapshot>(this);
@@ -166,6 +171,10 @@ void MemoryView::setGraph(std::shared_ptr<const ir::Model> model, const ir::Grap
     model_ = std::move(model);
     graph_ = model_ ? (snapshotGraph ? snapshotGraph : &model_->graph) : nullptr;
     title_ = title.isEmpty() && graph_ ? QString::fromStdString(graph_->name) : title;
+    // The Training tab plans the main graph of training models on its own worker.
+    const bool training = model_ && graph_ == &model_->graph && autodiff::isTrainingGraph(model_->graph);
+    training_->setModel(training ? model_ : nullptr);
+    tabs_->setTabEnabled(trainingTab_, training);
     if (!model_) {
         ++generation_;
         setData({generation_, {}, {}, {}, {}});

@@ -23,6 +23,7 @@ namespace passlens::ui {
 
 class BufferTableModel;
 class MemoryChartWidget;
+class TrainingMemoryPanel;
 
 /// One finished planning run. Immutable once made; shared by the charts and the table.
 struct PlanSnapshot {
@@ -60,6 +61,8 @@ public:
     MemoryChartWidget* arenaChart(int side) const { return arena_[side]; }
     MemoryChartWidget* liveBytesChart(int side) const { return live_[side]; }
     BufferTableModel* bufferModel() const { return buffers_; }
+    /// The Training tab (phases, saved-for-backward, recomputation strategies) of training graphs.
+    TrainingMemoryPanel* trainingPanel() const { return training_; }
     QString totalsText() const;
     /// Outlines `value`'s buffer in every chart (the graph's selection); false when not planned.
     bool selectValue(ir::ValueId value);
@@ -98,6 +101,8 @@ private:
     MemoryChartWidget* live_[2] = {nullptr, nullptr};
     BufferTableModel* buffers_ = nullptr;
     QTableView* table_ = nullptr;
+    TrainingMemoryPanel* training_ = nullptr;
+    int trainingTab_ = -1;
 };
 
 }  // namespace passlens::ui

@@ -1,0 +1,118 @@
+// The memory dock's Training tab (offscreen): the 16-layer MLP's training plan on one time axis
+// with the phase boundary, its 15 saved-for-backward tensors highlighted with their backward
+// readers on hover, and the strategy switch replanning on a worker (sqrt halves the peak, a budget
+// is met), with the trade-off chart filled. Screenshot: training_memory_dock.png.
+#include <QDir>
+#include <QSignalSpy>
+#include <QTabWidget>
+#include <QtTest>
+
+#include "autodiff/Autodiff.h"
+#include "examples/TrainingExamples.h"
+#include "memory/MemoryView.h"
+#include "memory/TrainingMemoryPanel.h"
+
+using namespace passlens;
+using passlens::ui::TrainingMemoryPanel;
+
+namespace {
+
+bool waitForPlan(TrainingMemoryPanel& p) {
+    QSignalSpy ready(&p, &TrainingMemoryPanel::planReady);
+    while (p.isPlanning() || ready.count() == 0)
+        if (!ready.wait(60000)) return false;
+    return true;
+}
+
+}  // namespace
+
+class TrainingMemoryPanelTest : public QObject {
+    Q_OBJECT
+private slots:
+    void initTestCase() { QDir().mkpath(PASSLENS_SCREENSHOT_DIR); }
+
+    void timelineShowsPhasesSavedTensorsAndReaders() {
+        TrainingMemoryPanel panel;
+        panel.resize(1400, 560);
+        panel.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&panel));
+        panel.setModel(std::make_shared<const ir::Model>(examples::mlp16Training()));
+        QVERIFY(waitForPlan(panel));
+        const auto& r = panel.result();
+        QVERIFY(r.error.isEmpty());
+        auto* tl = panel.timeline();
+        QCOMPARE(tl->rowCount(), static_cast<int>(r.plan->buffers.size()));
+        QCOMPARE(tl->highlightedCount(), 15);  // relu1..relu15 outputs
+        // The boundary sits between the last forward step and the first loss step.
+        QVERIFY(tl->boundaryX() > 0 && tl->boundaryX() < tl->width());
+        QCOMPARE(r.training->stepPhases[static_cast<size_t>(r.training->phaseBoundaryStep)], std::string("loss"));
+        // Hovering a saved tensor lists exactly its backward readers.
+        int savedRow = -1;
+        for (int row = 0; row < tl->rowCount() && savedRow < 0; ++row)
+            if (!r.training->buffers[static_cast<size_t>(tl->bufferOfRow(row))].savedFor.empty()) savedRow = row;
+        QVERIFY(savedRow >= 0);
+        const auto& phase = r.training->buffers[static_cast<size_t>(tl->bufferOfRow(savedRow))];
+        const QString tip = tl->describeAt(tl->rowCenter(savedRow));
+        QVERIFY2(tip.contains("saved for backward, read by:"), qPrintable(tip));
+        for (const auto& reader : phase.savedFor) QVERIFY2(tip.contains(QString::fromStdString(reader)), qPrintable(tip));
+        // A forward tensor nobody saved has no reader list.
+        for (int row = 0; row < tl->rowCount(); ++row) {
+            const auto& b = r.training->buffers[static_cast<size_t>(tl->bufferOfRow(row))];
+            if (b.phase == "forward" && b.savedFor.empty()) {
+                const QString t = tl->describeAt(tl->rowCenter(row));
+                QVERIFY2(!t.isEmpty() && !t.contains("saved for backward"), qPrintable(t));
+                break;
+            }
+        }
+        // The trade-off chart: none, sqrt, all and the budgets that are feasible.
+        QVERIFY(panel.tradeoffChart()->points().size() >= 4);
+    }
+
+    void strategySwitchReplansOffTheGuiThread() {
+        TrainingMemoryPanel panel;
+        panel.resize(1400, 560);
+        panel.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&panel));
+        panel.setModel(std::make_shared<const ir::Model>(examples::mlp16Training()));
+        QVERIFY(waitForPlan(panel));
+        const int64_t none = panel.result().plan->arenaBytes;
+        panel.setStrategy("sqrt");
+        QVERIFY(panel.isPlanning());  // the worker runs; the GUI thread is free meanwhile
+        QVERIFY(waitForPlan(panel));
+        const auto& s = panel.result();
+        QCOMPARE(s.options.strategy, autodiff::RecomputeOptions::Strategy::Sqrt);
+        QVERIFY2(s.plan->arenaBytes <= none * 6 / 10, qPrintable(panel.summaryText()));
+        QVERIFY(s.recompute.extraFlops > 0);
+        QVERIFY(s.training->recomputeBuffers.count > 0);
+        QVERIFY(panel.summaryText().contains("forward passes"));
+        panel.grab().save(QString(PASSLENS_SCREENSHOT_DIR) + "/training_memory_dock.png");
+
+        panel.setStrategy("budget");
+        QVERIFY(waitForPlan(panel));
+        const int64_t budget = none * 3 / 4;
+        panel.setBudget(budget);
+        QVERIFY(waitForPlan(panel));
+        const auto& b = panel.result();
+        QCOMPARE(b.options.strategy, autodiff::RecomputeOptions::Strategy::Budget);
+        QVERIFY(b.recompute.feasible);
+        QVERIFY2(b.plan->arenaBytes <= b.options.budgetBytes, qPrintable(panel.summaryText()));
+        QVERIFY(b.options.budgetBytes <= budget + none / 500);  // the slider's resolution
+    }
+
+    void memoryViewEnablesTheTabOnTrainingGraphsOnly() {
+        ui::MemoryView view;
+        auto tabs = view.findChild<QTabWidget*>();
+        QVERIFY(tabs);
+        const int tab = tabs->indexOf(view.trainingPanel());
+        QVERIFY(tab >= 0);
+        auto forward = std::make_shared<const ir::Model>(examples::mlpForward());
+        view.setGraph(forward, &forward->graph);
+        QVERIFY(!tabs->isTabEnabled(tab));
+        auto train = std::make_shared<const ir::Model>(examples::mlpTraining());
+        view.setGraph(train, &train->graph);
+        QVERIFY(tabs->isTabEnabled(tab));
+    }
+};
+
+QTEST_MAIN(TrainingMemoryPanelTest)
+#include "test_training_memory_panel.moc"

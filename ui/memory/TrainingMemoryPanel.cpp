@@ -1,0 +1,246 @@
+#include "memory/TrainingMemoryPanel.h"
+
+#include <QCheckBox>
+#include <QComboBox>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QSlider>
+#include <QTimer>
+#include <QVBoxLayout>
+#include <QtConcurrent/QtConcurrentRun>
+#include <algorithm>
+#include <exception>
+
+#include "plot/Scale.h"
+
+namespace passlens::ui {
+
+namespace {
+QString bytesText(int64_t b) { return QString::fromStdString(plot::formatBytes(static_cast<double>(b))); }
+double passesOf(const autodiff::RecomputeResult& r) { return r.forwardFlops > 0 ? r.extraFlops / r.forwardFlops : 0.0; }
+constexpr int kSliderSteps = 1000;
+}  // namespace
+
+TrainingPlanResult planTrainingStrategy(const ir::Model& base, const autodiff::RecomputeOptions& options, bool tradeoff) {
+    TrainingPlanResult out;
+    out.options = options;
+    try {
+        ir::Model m = base;
+        out.recompute = autodiff::recomputeModel(m, options, false);
+        memory::PlanOptions po;
+        auto plan = std::make_shared<memory::MemoryPlan>(memory::planMemory(m, m.graph, po));
+        out.training = std::make_shared<const autodiff::TrainingMemory>(autodiff::analyzeTrainingMemory(m, *plan, po));
+        out.plan = std::move(plan);
+        if (!tradeoff) return out;
+        auto point = [&](const QString& label, autodiff::RecomputeOptions o) {
+            ir::Model copy = base;
+            auto r = autodiff::recomputeModel(copy, o, false);
+            if (r.feasible) out.tradeoff.push_back({label, passesOf(r), r.peakAfter});
+            return r;
+        };
+        using S = autodiff::RecomputeOptions::Strategy;
+        const auto none = point("none", {S::None, 0, options.heavy});
+        point("sqrt", {S::Sqrt, 0, options.heavy});
+        point("all", {S::All, 0, options.heavy});
+        for (double f : {0.9, 0.75, 0.6, 0.45})
+            point(QString("%1%").arg(static_cast<int>(f * 100)), {S::Budget, static_cast<int64_t>(f * static_cast<double>(none.peakBefore)), options.heavy});
+        // The slider's low end: the lowest arena any strategy reached.
+        out.lowestPeak = none.peakBefore;
+        for (const auto& p : out.tradeoff) out.lowestPeak = std::min(out.lowestPeak, p.peakBytes);
+    } catch (const std::exception& e) {
+        out.plan.reset();
+        out.training.reset();
+        out.error = QString::fromUtf8(e.what());
+    }
+    return out;
+}
+
+TrainingMemoryPanel::TrainingMemoryPanel(QWidget* parent) : QWidget(parent) {
+    setObjectName("trainingMemoryPanel");
+    auto* root = new QVBoxLayout(this);
+    root->setContentsMargins(0, 4, 0, 0);
+    auto* bar = new QHBoxLayout;
+    strategy_ = new QComboBox(this);
+    strategy_->setObjectName("recomputeStrategy");
+    strategy_->addItem("none (keep every activation)", "none");
+    strategy_->addItem("sqrt (Chen: √n checkpoints)", "sqrt");
+    strategy_->addItem("budget (cheapest first)", "budget");
+    budget_ = new QSlider(Qt::Horizontal, this);
+    budget_->setObjectName("recomputeBudget");
+    budget_->setRange(0, kSliderSteps);
+    budget_->setValue(kSliderSteps);
+    budget_->setEnabled(false);
+    budgetLabel_ = new QLabel(this);
+    heavy_ = new QCheckBox("recompute MatMul/Gemm/Conv", this);
+    heavy_->setChecked(true);
+    heavy_->setToolTip("Off: activations whose recomputation needs a MatMul/Gemm/Conv stay saved (PyTorch's partitioner rule)");
+    bar->addWidget(new QLabel("Recompute:", this));
+    bar->addWidget(strategy_);
+    bar->addWidget(budget_, 1);
+    bar->addWidget(budgetLabel_);
+    bar->addWidget(heavy_);
+    root->addLayout(bar);
+    summary_ = new QLabel(this);
+    summary_->setObjectName("trainingSummary");
+    summary_->setWordWrap(true);
+    summary_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    root->addWidget(summary_);
+    auto* charts = new QHBoxLayout;
+    timeline_ = new TrainingTimeline(this);
+    tradeoff_ = new TradeoffChart(this);
+    charts->addWidget(timeline_, 3);
+    charts->addWidget(tradeoff_, 1);
+    root->addLayout(charts, 1);
+
+    debounce_ = new QTimer(this);
+    debounce_->setSingleShot(true);
+    debounce_->setInterval(150);
+    connect(debounce_, &QTimer::timeout, this, &TrainingMemoryPanel::replan);
+    watcher_ = new QFutureWatcher<TrainingPlanResult>(this);
+    connect(watcher_, &QFutureWatcher<TrainingPlanResult>::finished, this, [this] {
+        TrainingPlanResult r = watcher_->result();
+        if (r.generation != generation_) {  // superseded by a newer request
+            if (pending_) start();
+            return;
+        }
+        showResult(r);
+    });
+    connect(strategy_, &QComboBox::currentIndexChanged, this, [this] {
+        budget_->setEnabled(strategy_->currentData().toString() == "budget");
+        replan();
+    });
+    connect(budget_, &QSlider::valueChanged, this, [this] {
+        const auto o = currentOptions();
+        budgetLabel_->setText(bytesText(o.budgetBytes));
+        if (o.strategy == autodiff::RecomputeOptions::Strategy::Budget) debounce_->start();
+    });
+    connect(heavy_, &QCheckBox::toggled, this, [this] {
+        needTradeoff_ = true;
+        replan();
+    });
+}
+
+TrainingMemoryPanel::~TrainingMemoryPanel() {
+    if (watcher_->isRunning()) watcher_->waitForFinished();
+}
+
+void TrainingMemoryPanel::setModel(std::shared_ptr<const ir::Model> model) {
+    ++generation_;
+    model_ = model && autodiff::isTrainingGraph(model->graph) ? std::move(model) : nullptr;
+    result_ = {};
+    nonePeak_ = lowestPeak_ = 0;
+    timeline_->clear();
+    tradeoff_->setPoints({});
+    if (!model_) {
+        summary_->setText("Not a training graph: build one with Passes → Build Training Graph (or passlens-cli grad).");
+        return;
+    }
+    needTradeoff_ = true;
+    summary_->setText("Training graph: planned when this tab is shown.");
+    if (isVisible()) replan();  // else showEvent plans it: a hidden tab costs nothing
+}
+
+void TrainingMemoryPanel::showEvent(QShowEvent* e) {
+    QWidget::showEvent(e);
+    if (model_ && !result_.training && !isPlanning()) replan();
+}
+
+void TrainingMemoryPanel::setStrategy(const QString& strategy) {
+    const int i = strategy_->findData(strategy);
+    if (i >= 0) strategy_->setCurrentIndex(i);
+}
+
+void TrainingMemoryPanel::setBudget(int64_t bytes) {
+    if (nonePeak_ <= lowestPeak_) return;
+    const double f = static_cast<double>(bytes - lowestPeak_) / static_cast<double>(nonePeak_ - lowestPeak_);
+    budget_->setValue(std::clamp(static_cast<int>(f * kSliderSteps + 0.5), 0, kSliderSteps));
+    if (currentOptions().strategy == autodiff::RecomputeOptions::Strategy::Budget) {
+        debounce_->stop();
+        replan();
+    }
+}
+
+bool TrainingMemoryPanel::isPlanning() const { return watcher_->isRunning() || pending_ || debounce_->isActive(); }
+
+autodiff::RecomputeOptions TrainingMemoryPanel::currentOptions() const {
+    autodiff::RecomputeOptions o;
+    const QString s = strategy_->currentData().toString();
+    o.strategy = s == "sqrt" ? autodiff::RecomputeOptions::Strategy::Sqrt
+                 : s == "budget" ? autodiff::RecomputeOptions::Strategy::Budget
+                                 : autodiff::RecomputeOptions::Strategy::None;
+    o.heavy = heavy_->isChecked();
+    const double f = static_cast<double>(budget_->value()) / kSliderSteps;
+    o.budgetBytes = lowestPeak_ + static_cast<int64_t>(f * static_cast<double>(nonePeak_ - lowestPeak_));
+    return o;
+}
+
+void TrainingMemoryPanel::replan() {
+    if (!model_) return;
+    ++generation_;
+    if (watcher_->isRunning()) {
+        pending_ = true;  // the finished handler starts the newest request
+        return;
+    }
+    start();
+}
+
+void TrainingMemoryPanel::start() {
+    pending_ = false;
+    summary_->setText("Planning…");
+    const quint64 gen = generation_;
+    const bool tradeoff = needTradeoff_;
+    needTradeoff_ = false;
+    auto model = model_;
+    const auto options = currentOptions();
+    watcher_->setFuture(QtConcurrent::run([model, options, tradeoff, gen] {
+        TrainingPlanResult r = planTrainingStrategy(*model, options, tradeoff);
+        r.generation = gen;
+        return r;
+    }));
+}
+
+void TrainingMemoryPanel::showResult(const TrainingPlanResult& r) {
+    result_ = r;
+    if (!r.error.isEmpty()) {
+        summary_->setText("Planning failed: " + r.error);
+        timeline_->clear();
+        emit planReady();
+        return;
+    }
+    if (!r.tradeoff.empty()) {
+        nonePeak_ = r.recompute.peakBefore;
+        lowestPeak_ = std::min(r.lowestPeak, nonePeak_);
+        tradeoff_->setPoints(r.tradeoff);
+        budgetLabel_->setText(bytesText(currentOptions().budgetBytes));
+    }
+    timeline_->setData(r.plan, r.training);
+    tradeoff_->setCurrent(passesOf(r.recompute), r.plan->arenaBytes);
+    summary_->setText(summaryText());
+    emit planReady();
+}
+
+QString TrainingMemoryPanel::summaryText() const {
+    const auto& r = result_;
+    if (!r.training) return {};
+    const auto& t = *r.training;
+    QString s = QString("<b>%1</b>: peak %2 (no recomputation %3) · extra %4 FLOPs = %5 forward passes · "
+                        "saved for backward %6 tensors (%7) · buffers %8 naive → %9 planned (inference %10 → %11)")
+                    .arg(QString::fromStdString(r.options.text()), bytesText(r.plan->arenaBytes),
+                         bytesText(r.recompute.peakBefore), QString::number(r.recompute.extraFlops, 'g', 3),
+                         QString::number(passesOf(r.recompute), 'f', 2))
+                    .arg(t.savedActivations.count)
+                    .arg(bytesText(t.savedActivations.bytes))
+                    .arg(t.naiveBuffers)
+                    .arg(t.plannedBuffers)
+                    .arg(t.inference.naiveBuffers)
+                    .arg(t.inference.plannedBuffers);
+    if (!r.recompute.feasible) s += "<br><font color='#b03020'>" + QString::fromStdString(r.recompute.message).toHtmlEscaped() + "</font>";
+    else if (!r.recompute.keptByRule.empty())
+        s += QString("<br>%1 activations kept by a rule (first: %2 — %3)")
+                 .arg(r.recompute.keptByRule.size())
+                 .arg(QString::fromStdString(r.recompute.keptByRule[0].value),
+                      QString::fromStdString(r.recompute.keptByRule[0].detail).toHtmlEscaped());
+    return s;
+}
+
+}  // namespace passlens::ui

@@ -1,0 +1,86 @@
+#pragma once
+// The memory dock's Training tab: the training graph's plan on one time axis (TrainingTimeline),
+// a recomputation strategy switch (none / sqrt / budget slider) that replans on a worker thread,
+// the peak against the recompute FLOPs, and the trade-off chart over budgets.
+#include <QFutureWatcher>
+#include <QWidget>
+#include <memory>
+
+#include "autodiff/Recompute.h"
+#include "autodiff/TrainingMemory.h"
+#include "ir/Model.h"
+#include "memory/TrainingCharts.h"
+
+class QCheckBox;
+class QComboBox;
+class QLabel;
+class QSlider;
+class QTimer;
+
+namespace passlens::ui {
+
+/// One finished replanning (any thread makes it; immutable after).
+struct TrainingPlanResult {
+    quint64 generation = 0;
+    autodiff::RecomputeOptions options;
+    std::shared_ptr<const memory::MemoryPlan> plan;
+    std::shared_ptr<const autodiff::TrainingMemory> training;
+    autodiff::RecomputeResult recompute;
+    std::vector<TradeoffPoint> tradeoff;  ///< filled when asked (first plan of a model)
+    int64_t lowestPeak = 0;               ///< with every allowed activation recomputed
+    QString error;
+};
+
+/// Applies `options` to a copy of `base` and plans it; with `tradeoff`, also none/sqrt/all and a
+/// few budgets for the chart. Never throws.
+TrainingPlanResult planTrainingStrategy(const ir::Model& base, const autodiff::RecomputeOptions& options, bool tradeoff);
+
+class TrainingMemoryPanel : public QWidget {
+    Q_OBJECT
+public:
+    explicit TrainingMemoryPanel(QWidget* parent = nullptr);
+    ~TrainingMemoryPanel() override;
+
+    /// A training model (no recomputation yet) or null / a forward model (the panel says so).
+    void setModel(std::shared_ptr<const ir::Model> model);
+    /// "none", "sqrt" or "budget"; replans.
+    void setStrategy(const QString& strategy);
+    /// Budget in bytes for the slider (clamped to its range); replans when the budget strategy is on.
+    void setBudget(int64_t bytes);
+
+    bool isPlanning() const;
+    const TrainingPlanResult& result() const { return result_; }
+    TrainingTimeline* timeline() const { return timeline_; }
+    TradeoffChart* tradeoffChart() const { return tradeoff_; }
+    QString summaryText() const;
+
+signals:
+    void planReady();
+
+protected:
+    void showEvent(QShowEvent* e) override;
+
+private:
+    void replan();
+    void start();
+    autodiff::RecomputeOptions currentOptions() const;
+    void showResult(const TrainingPlanResult& r);
+
+    std::shared_ptr<const ir::Model> model_;
+    quint64 generation_ = 0;
+    bool pending_ = false;
+    bool needTradeoff_ = false;
+    int64_t nonePeak_ = 0, lowestPeak_ = 0;
+    TrainingPlanResult result_;
+    QFutureWatcher<TrainingPlanResult>* watcher_ = nullptr;
+    QComboBox* strategy_ = nullptr;
+    QSlider* budget_ = nullptr;
+    QLabel* budgetLabel_ = nullptr;
+    QCheckBox* heavy_ = nullptr;
+    QLabel* summary_ = nullptr;
+    QTimer* debounce_ = nullptr;
+    TrainingTimeline* timeline_ = nullptr;
+    TradeoffChart* tradeoff_ = nullptr;
+};
+
+}  // namespace passlens::ui
