@@ -1,7 +1,7 @@
 #include <cstdint>
 #include <ostream>
 
-#include "analysis/Explain.h"
+#include "pipeline/Explain.h"
 #include "cli/Command.h"
 #include "onnx/Import.h"
 

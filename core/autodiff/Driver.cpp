@@ -10,7 +10,7 @@
 #include "autodiff/Autodiff.h"
 #include "autodiff/GradientBuilder.h"
 #include "autodiff/Loss.h"
-#include "ir/Builder.h"
+#include "ir/Tensor.h"
 #include "ir/Error.h"
 #include "passes/Rewriter.h"
 

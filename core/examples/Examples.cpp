@@ -1,7 +1,7 @@
 #include "examples/Examples.h"
 
 #include "examples/TrainingExamples.h"
-#include "ir/Builder.h"
+#include "examples/Builder.h"
 
 #include <cmath>
 

@@ -2,7 +2,7 @@
 #include "examples/TrainingExamples.h"
 
 #include "autodiff/Autodiff.h"
-#include "ir/Builder.h"
+#include "examples/Builder.h"
 
 namespace passlens::examples {
 

@@ -67,4 +67,10 @@ TensorPtr makeTensorOf(DataType t, std::vector<int64_t> dims, const std::vector<
     return makeTensor(t, std::move(dims), values.data(), values.size() * sizeof(T), std::move(name));
 }
 
+// Small tensors for code-built models (examples, tests, generated benchmarks, gradient seeds).
+/// Deterministic pseudo-random float32 tensor in [lo, hi).
+TensorPtr randomFloats(std::vector<int64_t> dims, uint64_t seed, float lo = -1.f, float hi = 1.f, std::string name = {});
+TensorPtr floatTensor(std::vector<int64_t> dims, std::vector<float> values, std::string name = {});
+TensorPtr int64Tensor(std::vector<int64_t> dims, std::vector<int64_t> values, std::string name = {});
+
 }  // namespace passlens::ir

@@ -16,7 +16,7 @@
 #include "onnx/ProtoConvert.h"
 #include "onnx/InferenceGuards.h"
 #include "onnx/SchemaValidation.h"
-#include "passes/layout/NhwcDomain.h"
+#include "ir/NhwcDomain.h"
 #include "util/MappedFile.h"
 
 namespace passlens::onnxio {
@@ -173,10 +173,10 @@ void checkOpsetsKnown(const onnx::ModelProto& mp) {
     const auto& ranges = onnx::OpSchemaRegistry::DomainToVersionRange::Instance().Map();
     for (const auto& op : mp.opset_import()) {
         std::string d = op.domain().empty() ? "ai.onnx" : op.domain();
-        if (op.domain() == passes::kNhwcDomain) {  // PassLens's own channels-last domain
-            if (op.version() < 1 || op.version() > passes::kNhwcDomainVersion)
+        if (op.domain() == ir::kNhwcDomain) {  // PassLens's own channels-last domain
+            if (op.version() < 1 || op.version() > ir::kNhwcDomainVersion)
                 throwBadInput("model imports opset " + std::to_string(op.version()) + " of domain '" + d +
-                              "'; this build knows version " + std::to_string(passes::kNhwcDomainVersion));
+                              "'; this build knows version " + std::to_string(ir::kNhwcDomainVersion));
             continue;
         }
         auto it = ranges.find(op.domain() == "ai.onnx" ? "" : op.domain());
@@ -199,7 +199,7 @@ void checkOpsKnown(const onnx::GraphProto& gp, const std::unordered_map<std::str
         auto op = opsets.find(domain);
         if (op == opsets.end())
             throwBadInput(where + "node '" + label + "' uses domain '" + np.domain() + "', which the model does not import");
-        if (domain == passes::kNhwcDomain && !passes::isNhwcOp(np.op_type()))
+        if (domain == ir::kNhwcDomain && !ir::isNhwcOp(np.op_type()))
             throwBadInput(where + "node '" + label + "': unknown operator '" + np.op_type() + "' in domain '" +
                           domain + "' (it holds the channels-last variants of Conv, MaxPool, Resize, ...)");
         if (ranges.count(domain) && !onnx::OpSchemaRegistry::Schema(np.op_type(), static_cast<int>(op->second), domain))

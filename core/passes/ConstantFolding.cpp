@@ -8,7 +8,7 @@
 
 #include "eval/Interpreter.h"
 #include "eval/MemoryBudget.h"
-#include "ir/Builder.h"
+#include "ir/Tensor.h"
 #include "ir/Error.h"
 #include "passes/BasicPasses.h"
 #include "ir/CheckedMath.h"

@@ -1,8 +1,4 @@
 #include "passes/PassRegistry.h"
-#include "autodiff/AutodiffPass.h"
-#include "autodiff/Recompute.h"
-#include "passes/fusion/FusionPasses.h"
-#include "passes/layout/LayoutPasses.h"
 
 #include <algorithm>
 
@@ -60,19 +56,6 @@ std::vector<std::string> PassRegistry::pipeline(Level level) const {
     std::vector<std::string> out;
     for (const PassInfo* p : chosen) out.push_back(p->name);
     return out;
-}
-
-const PassRegistry& PassRegistry::global() {
-    static const PassRegistry reg = [] {
-        PassRegistry r;
-        registerBasicPasses(r);
-        registerFusionPasses(r);
-        registerLayoutPasses(r);
-        autodiff::registerAutodiffPass(r);
-        autodiff::registerRecomputePass(r);
-        return r;
-    }();
-    return reg;
 }
 
 }  // namespace passlens::passes

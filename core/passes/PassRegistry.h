@@ -1,7 +1,7 @@
 #pragma once
 // Creates passes by name and maps --level to a pipeline. Registration is an explicit list
-// (PassRegistry.cpp calls registerBasicPasses, registerFusionPasses, ...), because static
-// self-registration objects are dropped by the linker from a static library.
+// (core/pipeline/PassCatalog.cpp calls registerBasicPasses, registerFusionPasses, ...), because
+// static self-registration objects are dropped by the linker from a static library.
 #include <functional>
 #include <memory>
 #include <string>
@@ -40,7 +40,9 @@ public:
     /// Pass names of the pipeline for `level`, in order.
     std::vector<std::string> pipeline(Level level) const;
 
-    /// The registry with every pass of the project (built once).
+    /// The registry with every pass of the project (built once). Defined by the `pipeline` module
+    /// (core/pipeline/PassCatalog.cpp), which sits above passes and autodiff: nothing in
+    /// core/passes may call it (the autodiff pass is registered there, and autodiff needs passes).
     static const PassRegistry& global();
 
 private:

@@ -4,7 +4,7 @@
 
 #include <algorithm>
 
-#include "ir/Builder.h"
+#include "ir/Tensor.h"
 #include "passes/algebraic/Rules.h"
 
 namespace passlens::passes {

@@ -8,7 +8,7 @@
 // Symbolic dims come from the importer's shape inference; an unnamed unknown dim proves nothing.
 #include <map>
 
-#include "ir/Builder.h"
+#include "ir/Tensor.h"
 #include "passes/BasicPasses.h"
 #include "passes/ShapeChain.h"
 

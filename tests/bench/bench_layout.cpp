@@ -2,7 +2,7 @@
 // Graphviz defaults (unlimited network simplex) vs the app's tuned nslimit, in one process.
 #include <benchmark/benchmark.h>
 
-#include "ir/Builder.h"
+#include "examples/Builder.h"
 #include "layout/DisplayGraph.h"
 #include "layout/Layout.h"
 #include "onnx/Import.h"

@@ -8,7 +8,7 @@
 
 #include "core/ModelScramble.h"
 #include "diff/ModelDiff.h"
-#include "ir/Builder.h"
+#include "examples/Builder.h"
 #include "onnx/Export.h"
 #include "onnx/Import.h"
 

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "ir/Builder.h"
+#include "examples/Builder.h"
 #include "ir/Model.h"
 
 namespace passlens::test {

@@ -1,6 +1,6 @@
 #pragma once
 // The diamond the dominator tests share: x -> a(Relu) -> {b(Exp), c(Neg)} -> d(Add) -> e(Relu).
-#include "ir/Builder.h"
+#include "examples/Builder.h"
 
 namespace passlens::test {
 

@@ -4,7 +4,7 @@
 // exporters name nodes.
 #include <string>
 
-#include "ir/Builder.h"
+#include "examples/Builder.h"
 
 namespace passlens::test {
 

@@ -7,7 +7,7 @@
 #include "DiamondGraph.h"
 #include "analysis/DominatorPath.h"
 #include "examples/Examples.h"
-#include "ir/Builder.h"
+#include "examples/Builder.h"
 #include "ir/Error.h"
 
 using namespace passlens;

@@ -4,7 +4,7 @@
 
 #include "DiamondGraph.h"
 #include "analysis/Dominators.h"
-#include "ir/Builder.h"
+#include "examples/Builder.h"
 #include "onnx/Export.h"
 #include "TestSupport.h"
 

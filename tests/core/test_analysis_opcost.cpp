@@ -2,7 +2,7 @@
 #include <gtest/gtest.h>
 
 #include "analysis/OpRegistry.h"
-#include "ir/Builder.h"
+#include "examples/Builder.h"
 
 using namespace passlens;
 using ir::Attribute;

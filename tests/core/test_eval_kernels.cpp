@@ -7,7 +7,7 @@
 #include "TestSupport.h"
 #include "eval/Interpreter.h"
 #include "eval/TensorOps.h"
-#include "ir/Builder.h"
+#include "examples/Builder.h"
 #include "ir/Error.h"
 
 namespace passlens {

@@ -5,7 +5,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "analysis/Explain.h"
+#include "pipeline/Explain.h"
 #include "examples/Examples.h"
 #include "ir/Error.h"
 #include "onnx/Export.h"

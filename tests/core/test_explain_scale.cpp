@@ -5,8 +5,8 @@
 #include <sstream>
 
 #include "TestSupport.h"
-#include "analysis/Explain.h"
-#include "ir/Builder.h"
+#include "pipeline/Explain.h"
+#include "examples/Builder.h"
 #include "onnx/Import.h"
 
 using namespace passlens;

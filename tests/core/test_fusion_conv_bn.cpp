@@ -7,7 +7,7 @@
 #include "TestSupport.h"
 #include "eval/Interpreter.h"
 #include "examples/Examples.h"
-#include "ir/Builder.h"
+#include "examples/Builder.h"
 #include "onnx/Checker.h"
 #include "onnx/Import.h"
 #include "passes/PassManager.h"

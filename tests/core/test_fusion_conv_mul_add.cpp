@@ -7,7 +7,7 @@
 #include "PassTestSupport.h"
 #include "TestSupport.h"
 #include "eval/Interpreter.h"
-#include "ir/Builder.h"
+#include "examples/Builder.h"
 #include "onnx/Checker.h"
 #include "passes/PassManager.h"
 

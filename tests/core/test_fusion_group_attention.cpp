@@ -6,7 +6,7 @@
 #include <map>
 
 #include "PassTestSupport.h"
-#include "ir/Builder.h"
+#include "examples/Builder.h"
 #include "passes/fusion/GroupFunctions.h"
 
 using namespace passlens;

@@ -7,7 +7,7 @@
 #include "analysis/FusionGroups.h"
 #include "examples/Examples.h"
 #include "ir/Error.h"
-#include "ir/Builder.h"
+#include "examples/Builder.h"
 #include "onnx/Import.h"
 #include "TestSupport.h"
 

@@ -11,7 +11,7 @@
 #include "eval/Interpreter.h"
 #include "examples/Examples.h"
 #include "ir/Error.h"
-#include "ir/Builder.h"
+#include "examples/Builder.h"
 #include "onnx/Checker.h"
 #include "onnx/Export.h"
 #include "onnx/Import.h"

@@ -8,7 +8,7 @@
 
 #include "PassTestSupport.h"
 #include "eval/Interpreter.h"
-#include "ir/Builder.h"
+#include "examples/Builder.h"
 #include "passes/PassManager.h"
 
 using namespace passlens;

@@ -10,7 +10,7 @@
 #include <fstream>
 
 #include "TestSupport.h"
-#include "ir/Builder.h"
+#include "examples/Builder.h"
 #include "ir/Error.h"
 #include "ir/Verifier.h"
 #include "onnx/Import.h"

@@ -1,7 +1,7 @@
 // Core IR invariants: stable ids, consumer bookkeeping, topological order, shared payloads.
 #include <gtest/gtest.h>
 
-#include "ir/Builder.h"
+#include "examples/Builder.h"
 #include "ir/Error.h"
 #include "ir/Verifier.h"
 

@@ -5,7 +5,7 @@
 #include <thread>
 
 #include "examples/Examples.h"
-#include "ir/Builder.h"
+#include "examples/Builder.h"
 #include "layout/DisplayGraph.h"
 #include "layout/Layout.h"
 

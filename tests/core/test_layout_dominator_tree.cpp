@@ -6,8 +6,8 @@
 
 #include "analysis/Dominators.h"
 #include "examples/Examples.h"
-#include "ir/Builder.h"
 #include "HierarchyModels.h"
+#include "examples/Builder.h"
 #include "layout/DominatorTreeDisplay.h"
 
 using namespace passlens;

@@ -3,7 +3,7 @@
 // with the interpreter, the rule name in the change log, and the missed remark when refused.
 #include <gtest/gtest.h>
 
-#include "ir/Builder.h"
+#include "examples/Builder.h"
 #include "passes/layout/LayoutPasses.h"
 #include "test_layout_support.h"
 

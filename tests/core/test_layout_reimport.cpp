@@ -3,7 +3,7 @@
 // round trip: optimize -> file -> run / verify / optimize back to NCHW.
 #include <gtest/gtest.h>
 
-#include "ir/Builder.h"
+#include "examples/Builder.h"
 #include "ir/Error.h"
 #include "onnx/Export.h"
 #include "onnx/Import.h"

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "eval/Interpreter.h"
-#include "ir/Builder.h"
+#include "examples/Builder.h"
 #include "passes/Pass.h"
 #include "passes/layout/LayoutPasses.h"
 

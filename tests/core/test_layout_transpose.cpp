@@ -5,7 +5,7 @@
 #include <algorithm>
 
 #include "eval/Interpreter.h"
-#include "ir/Builder.h"
+#include "examples/Builder.h"
 #include "ir/Error.h"
 #include "onnx/Checker.h"
 #include "onnx/Import.h"

@@ -7,7 +7,7 @@
 #include <set>
 
 #include "TestSupport.h"
-#include "ir/Builder.h"
+#include "examples/Builder.h"
 #include "layout/DisplayGraph.h"
 #include "layout/Layout.h"
 #include "onnx/Import.h"

@@ -8,7 +8,7 @@
 #include <set>
 
 #include "TestSupport.h"
-#include "ir/Builder.h"
+#include "examples/Builder.h"
 #include "memory/MemoryPlan.h"
 #include "memory/ShapeAssist.h"
 #include "onnx/Import.h"

@@ -8,7 +8,7 @@
 #include "core/ModelScramble.h"
 #include "diff/DiffReport.h"
 #include "diff/ModelDiff.h"
-#include "ir/Builder.h"
+#include "examples/Builder.h"
 
 using namespace passlens;
 using namespace passlens::ir;

@@ -6,7 +6,7 @@
 #include <cstdint>
 #include <limits>
 
-#include "ir/Builder.h"
+#include "examples/Builder.h"
 #include "passes/Pass.h"
 #include "PassTestSupport.h"
 

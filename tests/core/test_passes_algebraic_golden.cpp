@@ -3,7 +3,7 @@
 // log, idempotence and numerical equivalence (runChecked).
 #include <gtest/gtest.h>
 
-#include "ir/Builder.h"
+#include "examples/Builder.h"
 #include "PassTestSupport.h"
 
 using namespace passlens;

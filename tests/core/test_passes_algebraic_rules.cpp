@@ -5,7 +5,7 @@
 #include <map>
 
 #include "eval/Interpreter.h"
-#include "ir/Builder.h"
+#include "examples/Builder.h"
 #include "onnx/Checker.h"
 #include "passes/PassManager.h"
 

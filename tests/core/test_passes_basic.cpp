@@ -4,7 +4,7 @@
 
 #include <algorithm>
 
-#include "ir/Builder.h"
+#include "examples/Builder.h"
 #include "ir/Error.h"
 #include "passes/BasicPasses.h"
 #include "passes/PassManager.h"

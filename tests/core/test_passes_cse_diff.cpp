@@ -4,7 +4,7 @@
 
 #include <algorithm>
 
-#include "ir/Builder.h"
+#include "examples/Builder.h"
 #include "passes/Diff.h"
 #include "PassTestSupport.h"
 

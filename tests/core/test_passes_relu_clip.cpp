@@ -7,7 +7,7 @@
 #include <map>
 
 #include "PassTestSupport.h"
-#include "ir/Builder.h"
+#include "examples/Builder.h"
 
 using namespace passlens;
 using namespace passlens::ir;

@@ -5,7 +5,7 @@
 #include <cmath>
 
 #include "examples/Examples.h"
-#include "ir/Builder.h"
+#include "examples/Builder.h"
 #include "memory/MemoryPlan.h"
 #include "plot/MemoryCharts.h"
 #include "plot/Scale.h"

@@ -14,7 +14,7 @@
 #include "autodiff/Recompute.h"
 #include "eval/Interpreter.h"
 #include "examples/TrainingExamples.h"
-#include "ir/Builder.h"
+#include "examples/Builder.h"
 #include "ir/Error.h"
 #include "onnx/Export.h"
 #include "passes/PassManager.h"

@@ -4,7 +4,7 @@
 #include <atomic>
 
 #include "eval/Verify.h"
-#include "ir/Builder.h"
+#include "examples/Builder.h"
 #include "ir/Error.h"
 
 namespace passlens {

@@ -6,7 +6,7 @@
 
 #include "TestSupport.h"
 #include "eval/Interpreter.h"
-#include "ir/Builder.h"
+#include "examples/Builder.h"
 #include "ir/Error.h"
 #include "onnx/Checker.h"
 #include "onnx/Import.h"

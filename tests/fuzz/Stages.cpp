@@ -6,7 +6,7 @@
 #include <mutex>
 #include <thread>
 
-#include "analysis/Explain.h"
+#include "pipeline/Explain.h"
 #include "eval/Interpreter.h"
 #include "eval/MemoryBudget.h"
 #include "ir/Error.h"

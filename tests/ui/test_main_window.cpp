@@ -16,7 +16,7 @@
 #include "graph/GraphItems.h"
 #include "graph/GraphView.h"
 #include "PropertiesPanel.h"
-#include "ir/Builder.h"
+#include "examples/Builder.h"
 #include "ir/Graph.h"
 
 using namespace passlens;

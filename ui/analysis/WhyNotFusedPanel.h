@@ -9,7 +9,7 @@
 #include <optional>
 #include <vector>
 
-#include "analysis/Explain.h"
+#include "pipeline/Explain.h"
 #include "graph/GraphSnapshot.h"
 
 class QLabel;

@@ -15,7 +15,7 @@
 #include "autodiff/AutodiffPass.h"
 #include "eval/Interpreter.h"
 #include "eval/TensorOps.h"
-#include "ir/Builder.h"
+#include "examples/Builder.h"
 #include "graph/GraphView.h"
 #include "stepper/StepperPanel.h"
 

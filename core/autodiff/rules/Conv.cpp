@@ -10,7 +10,7 @@
 #include <numeric>
 
 #include "autodiff/GradientBuilder.h"
-#include "ir/Builder.h"
+#include "ir/Tensor.h"
 #include "ir/Error.h"
 
 namespace passlens::autodiff {

@@ -10,7 +10,7 @@
 #include <algorithm>
 #include <map>
 
-#include "ir/Builder.h"
+#include "ir/Tensor.h"
 #include "onnx/ShapeInference.h"
 #include "passes/ShapeChain.h"
 #include "passes/fusion/FusionPasses.h"

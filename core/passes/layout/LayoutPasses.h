@@ -1,6 +1,6 @@
 #pragma once
 // Layout transformation (NCHW <-> NHWC) and transpose optimization. The channels-last domain
-// the layout pass writes is declared in NhwcDomain.h.
+// the layout pass writes is declared in ir/NhwcDomain.h.
 #include <memory>
 #include <string>
 #include <vector>
@@ -8,9 +8,15 @@
 #include "ir/Model.h"
 #include "passes/Pass.h"
 #include "passes/PassRegistry.h"
-#include "passes/layout/NhwcDomain.h"
+#include "ir/NhwcDomain.h"
 
 namespace passlens::passes {
+
+// The domain is declared in the IR; passes and their tests name it unqualified.
+using ir::isNhwcOp;
+using ir::kNhwcDomain;
+using ir::kNhwcDomainVersion;
+using ir::nhwcOps;
 
 /// `transpose`: cancels, composes, folds and pushes Transposes through layout-agnostic ops.
 std::unique_ptr<Pass> makeTransposePass();

@@ -1,4 +1,5 @@
 #include "passes/layout/TransposeUtil.h"
+#include "eval/TensorOps.h"
 
 #include <cstring>
 
@@ -68,26 +69,10 @@ TensorPtr constantOf(const Graph& g, ValueId v) {
 }
 
 TensorPtr transposeTensor(const Tensor& t, const Perm& p) {
-    const size_t es = elementSize(t.dtype);
-    if (es == 0 || p.size() != t.dims.size()) return nullptr;
-    const size_t rank = p.size();
-    std::vector<int64_t> outDims(rank), inStrides(rank, 1);
-    for (size_t i = rank; i-- > 1;) inStrides[i - 1] = inStrides[i] * t.dims[i];
-    for (size_t i = 0; i < rank; ++i) outDims[i] = t.dims[static_cast<size_t>(p[i])];
-    const int64_t count = t.elementCount();
-    std::string bytes(static_cast<size_t>(count) * es, '\0');
-    std::vector<int64_t> idx(rank, 0);
-    const char* src = reinterpret_cast<const char*>(t.data.data());
-    for (int64_t o = 0; o < count; ++o) {
-        int64_t off = 0;
-        for (size_t i = 0; i < rank; ++i) off += idx[i] * inStrides[static_cast<size_t>(p[i])];
-        std::memcpy(bytes.data() + static_cast<size_t>(o) * es, src + static_cast<size_t>(off) * es, es);
-        for (size_t i = rank; i-- > 0;) {
-            if (++idx[i] < outDims[i]) break;
-            idx[i] = 0;
-        }
-    }
-    return makeTensor(t.dtype, outDims, bytes.data(), bytes.size());
+    // The permutation loop itself is the interpreter's (eval/TensorOps); this adds the checks a
+    // file's Transpose needs (a string tensor or a perm of the wrong rank is not folded).
+    if (elementSize(t.dtype) == 0 || p.size() != t.dims.size() || !isPermutation(p)) return nullptr;
+    return eval::permuted(t, p);
 }
 
 TypeInfo permutedType(const TypeInfo& t, const Perm& p) {

@@ -1,6 +1,4 @@
-#include "ir/Builder.h"
-
-#include <random>
+#include "examples/Builder.h"
 
 #include "ir/Verifier.h"
 #include "onnx/ShapeInference.h"
@@ -56,24 +54,6 @@ Model GraphBuilder::finish() {
     onnxio::inferShapes(model_);
     verifyOrThrow(model_);
     return std::move(model_);
-}
-
-TensorPtr randomFloats(std::vector<int64_t> dims, uint64_t seed, float lo, float hi, std::string name) {
-    int64_t n = 1;
-    for (int64_t d : dims) n *= d;
-    std::mt19937_64 rng(seed);
-    std::uniform_real_distribution<float> dist(lo, hi);
-    std::vector<float> v(static_cast<size_t>(n));
-    for (auto& x : v) x = dist(rng);
-    return makeTensorOf(DataType::Float, std::move(dims), v, std::move(name));
-}
-
-TensorPtr floatTensor(std::vector<int64_t> dims, std::vector<float> values, std::string name) {
-    return makeTensorOf(DataType::Float, std::move(dims), values, std::move(name));
-}
-
-TensorPtr int64Tensor(std::vector<int64_t> dims, std::vector<int64_t> values, std::string name) {
-    return makeTensorOf(DataType::Int64, std::move(dims), values, std::move(name));
 }
 
 }  // namespace passlens::ir

@@ -1,8 +1,8 @@
-#include "passes/layout/NhwcDomain.h"
+#include "ir/NhwcDomain.h"
 
 #include <algorithm>
 
-namespace passlens::passes {
+namespace passlens::ir {
 
 const std::vector<std::string>& nhwcOps() {
     static const std::vector<std::string> ops = {
@@ -17,4 +17,4 @@ bool isNhwcOp(std::string_view opType) {
     return std::find(ops.begin(), ops.end(), opType) != ops.end();
 }
 
-}  // namespace passlens::passes
+}  // namespace passlens::ir

@@ -1,5 +1,6 @@
 #pragma once
-// The "passlens.nhwc" operator domain written by the layout pass: declared once here and read by
+// The "passlens.nhwc" operator domain written by the layout pass: declared once here, in the IR (a
+// domain is part of the model format, below every module that reads or writes it), and read by
 // the layout pass (which ops to convert), the interpreter (which kernels to register) and the
 // importer (which ops a file may use in this domain).
 //
@@ -11,7 +12,7 @@
 #include <string_view>
 #include <vector>
 
-namespace passlens::passes {
+namespace passlens::ir {
 
 inline constexpr const char* kNhwcDomain = "passlens.nhwc";
 inline constexpr int64_t kNhwcDomainVersion = 1;
@@ -20,4 +21,4 @@ inline constexpr int64_t kNhwcDomainVersion = 1;
 const std::vector<std::string>& nhwcOps();
 bool isNhwcOp(std::string_view opType);
 
-}  // namespace passlens::passes
+}  // namespace passlens::ir

@@ -1,5 +1,5 @@
 // Explain: fusion groups plus the remarks of the pattern-fusion passes, per node.
-#include "analysis/Explain.h"
+#include "pipeline/Explain.h"
 
 #include <algorithm>
 #include <sstream>

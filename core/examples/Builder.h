@@ -1,5 +1,6 @@
 #pragma once
-// Builds small models in code: teaching examples, golden tests, generated benchmarks.
+// Builds small models in code: teaching examples, golden tests, generated benchmarks. It lives in
+// examples (not ir) because finish() runs ONNX shape inference, which sits above the IR.
 //   GraphBuilder b("conv_bn_relu");
 //   auto x = b.input("x", DataType::Float, {1, 3, 8, 8});
 //   auto w = b.constant("w", randomFloats({4, 3, 3, 3}, 1));
@@ -39,10 +40,5 @@ private:
     Model model_;
     size_t counter_ = 0;
 };
-
-/// Deterministic pseudo-random float32 tensor in [lo, hi).
-TensorPtr randomFloats(std::vector<int64_t> dims, uint64_t seed, float lo = -1.f, float hi = 1.f, std::string name = {});
-TensorPtr floatTensor(std::vector<int64_t> dims, std::vector<float> values, std::string name = {});
-TensorPtr int64Tensor(std::vector<int64_t> dims, std::vector<int64_t> values, std::string name = {});
 
 }  // namespace passlens::ir

@@ -1,0 +1,24 @@
+# The module DAG of core/, bottom-up: one line per module, naming the modules it may use directly.
+# PUBLIC = its headers include them; PRIVATE = only its .cpp files do. A module may include any
+# module it reaches through these lines (transitively) and nothing else.
+#
+# This file is the single source of truth: core/CMakeLists.txt builds one static library per line
+# (passlens_<module>) from it, and cmake/CheckLayering.cmake fails the build (and the
+# core_layering test) when a file includes a header of a module its line does not reach.
+# Order matters: a module may only name modules listed above it, so the graph cannot have a cycle.
+#
+#                       module      PUBLIC deps                PRIVATE deps
+passlens_module_deps(   ir          ""                         "")
+passlens_module_deps(   util        ""                         "ir")
+passlens_module_deps(   onnx        "ir"                       "util")
+passlens_module_deps(   eval        "ir"                       "onnx")
+passlens_module_deps(   analysis    "ir"                       "")
+passlens_module_deps(   hierarchy   "ir"                       "")
+passlens_module_deps(   passes      "ir;analysis"              "eval;onnx")
+passlens_module_deps(   memory      "ir"                       "analysis;onnx")
+passlens_module_deps(   plot        "memory"                   "")
+passlens_module_deps(   layout      "ir;analysis;hierarchy"    "plot")
+passlens_module_deps(   autodiff    "ir;passes"                "memory;onnx")
+passlens_module_deps(   pipeline    "ir;analysis"              "passes;autodiff")
+passlens_module_deps(   diff        "ir"                       "eval;onnx")
+passlens_module_deps(   examples    "ir"                       "onnx;autodiff")

@@ -1,0 +1,1 @@
+// Fixture: the header the forbidden include names. Never compiled.
