@@ -85,6 +85,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     buildMenus();
     buildAnalysisDocks();
     new TrainingController(this);  // Passes → Build Training Graph…, View → Show Values…, backward styles
+    buildPanelsMenu();
 
     facts_ = new QLabel(this);
     progress_ = new QProgressBar(this);
@@ -217,6 +218,15 @@ void MainWindow::buildMenus() {
     new QShortcut(QKeySequence(Qt::Key_Escape), findEdit_, [this] { findEdit_->clear(); currentView()->setFocus(); });
 }
 
+void MainWindow::buildPanelsMenu() {
+    for (QAction* a : menuBar()->actions())
+        if (a->menu() && a->text() == tr("&View")) {
+            QMenu* panels = a->menu()->addMenu(tr("&Panels"));
+            panels->setObjectName("panelsMenu");
+            for (QDockWidget* d : findChildren<QDockWidget*>()) panels->addAction(d->toggleViewAction());
+        }
+}
+
 void MainWindow::rebuildRecentMenu() {
     recentMenu_->clear();
     const QStringList recent = QSettings().value("recentFiles").toStringList();
@@ -302,14 +312,11 @@ void MainWindow::setFoldConstants(bool on) {
     if (sideBySide_) showBeforePane();
 }
 
-void MainWindow::layoutModel(std::shared_ptr<const ir::Model> m, std::function<void(SnapshotPtr, QString)> done) {
+void MainWindow::layoutModel(std::shared_ptr<const ir::Model> m, std::function<void(SnapshotPtr, QString)> done,
+                             std::vector<std::string> keepOpen) {
     const auto key = std::make_pair(m.get(), foldConstants_);
-    if (auto it = layoutCache_.find(key); it != layoutCache_.end()) return done(it->second, {});
-    layout::DisplayOptions opt;
-    opt.foldConstants = foldConstants_;
-    opt.opset = m->opsetFor("") ? m->opsetFor("") : 17;
     auto* watcher = new QFutureWatcher<SnapshotPtr>(this);
-    connect(watcher, &QFutureWatcher<SnapshotPtr>::finished, this, [this, watcher, key, done = std::move(done)] {
+    connect(watcher, &QFutureWatcher<SnapshotPtr>::finished, this, [this, watcher, key, done] {
         watcher->deleteLater();
         try {
             SnapshotPtr snap = watcher->future().result();
@@ -319,8 +326,20 @@ void MainWindow::layoutModel(std::shared_ptr<const ir::Model> m, std::function<v
             done(nullptr, QString::fromStdString(e.what()));
         }
     });
+    if (auto it = layoutCache_.find(key); it != layoutCache_.end()) {
+        SnapshotPtr cached = it->second;
+        const auto kept = cached->hierarchy() && !keepOpen.empty() ? expansionOfPaths(*cached->hierarchy(), keepOpen) : std::nullopt;
+        if (!kept || *kept == cached->expanded) {
+            watcher->deleteLater();
+            return done(cached, {});
+        }
+        return watcher->setFuture(startRedraw(cached, *kept));
+    }
+    layout::DisplayOptions opt;
+    opt.foldConstants = foldConstants_;
+    opt.opset = m->opsetFor("") ? m->opsetFor("") : 17;
     const ir::Graph* graph = &m->graph;
-    watcher->setFuture(passlens::ui::startLayout(std::move(m), graph, opt));
+    watcher->setFuture(passlens::ui::startLayout(std::move(m), graph, opt, std::move(keepOpen)));
 }
 
 void MainWindow::startLayout() {
@@ -328,6 +347,10 @@ void MainWindow::startLayout() {
     layoutPending_ = true;
     progress_->show();
     cancel_->show();
+    // Stepping between passes keeps the groups the user opened (by path: each pass's graph has
+    // its own hierarchy).
+    std::vector<std::string> keepOpen;
+    if (SnapshotPtr now = mainView_->snapshot(); now && shownRow_ >= 0 && model_ && now->model) keepOpen = openGroupPaths(now);
     layoutModel(shown_, [this, generation](SnapshotPtr snap, QString error) {
         if (generation != generation_) return;  // superseded or cancelled
         layoutPending_ = false;
@@ -335,7 +358,7 @@ void MainWindow::startLayout() {
         cancel_->hide();
         if (!snap) return showError(tr("Cannot draw the graph"), error);
         showLaidOut(snap);
-    });
+    }, std::move(keepOpen));
 }
 
 bool MainWindow::layoutRunning() const { return layoutPending_; }
@@ -555,8 +578,6 @@ void MainWindow::buildAnalysisDocks() {
     if (view) {
         view->addSeparator();
         view->addAction(clustersAction_);
-        view->addAction(domDock->toggleViewAction());
-        view->addAction(whyNotDock_->toggleViewAction());
     }
 }
 
@@ -602,6 +623,10 @@ void MainWindow::onFusionGroupsFinished() {
     lastClusters_ = r;
     mainView_->setClusters(std::move(r.clusters));
     emit fusionClustersReady(mainView_->clusterOverlayCount());
+}
+
+bool MainWindow::analysesRunning() const {
+    return memory_->isPlanning() || domTree_->busy() || clusterWatcher_->isRunning();
 }
 
 void MainWindow::setFusionClustersVisible(bool on) {

@@ -48,6 +48,9 @@ public:
     /// Opens the "Why not fused?" dock for a node of the main graph (also the context-menu action).
     void showWhyNotFused(ir::NodeId id);
     void setFusionClustersVisible(bool on);
+    /// True while a dock's analysis of the shown graph (memory plan, dominator tree, fusion
+    /// groups) runs in the pool.
+    bool analysesRunning() const;
 signals:
     void fusionClustersReady(int clusters);   ///< fusion groups of the shown graph are drawn
 private:
@@ -154,11 +157,17 @@ private:
     GraphView* currentView() const;
     /// Lays out `m` (cached per model and fold setting) off the GUI thread; `done` runs on the GUI
     /// thread with the drawing, or with null and an error message.
-    void layoutModel(std::shared_ptr<const ir::Model> m, std::function<void(SnapshotPtr, QString)> done);
+    /// `keepOpen`: group paths to open (see startLayout in graph/LayoutJob.h); a cached drawing
+    /// with other groups open is redrawn with them.
+    void layoutModel(std::shared_ptr<const ir::Model> m, std::function<void(SnapshotPtr, QString)> done,
+                     std::vector<std::string> keepOpen = {});
 
     // pass stepper (MainWindowStepper.cpp)
     void buildStepperDocks();
-    void sizeDocks();  ///< default dock sizes (a saved window state overrides them)
+    void sizeDocks();  ///< the first start's dock layout (a saved window state overrides it)
+    void openBottomDocksAfterRun();
+    bool bottomClosedAtStart_ = false;
+    void buildPanelsMenu();  ///< View ▸ Panels: every dock, shown or not
     void buildStepperMenu(QMenu* menu);
     void resetStepper();
     void showStep(int row);
@@ -171,6 +180,11 @@ private:
     void syncSelection(GraphView* from, ir::NodeId id);
     void appendProvenance(ir::NodeId id);
     void updateDomainNotice();
+    /// Plans `m` in the Memory dock now, or (a large model, the dock hidden) once it is shown.
+    void showMemoryOf(std::shared_ptr<const ir::Model> m, const QString& title);
+    /// Models above this many nodes plan their memory only once the Memory dock is shown.
+    static constexpr size_t kDeferredDockNodes = 1500;
+    std::pair<std::shared_ptr<const ir::Model>, QString> pendingMemory_;
 
     std::shared_ptr<const ir::Model> model_;
     std::shared_ptr<const ir::Model> shown_;

@@ -57,7 +57,11 @@ void MainWindow::buildStepperDocks() {
     tabifyDockWidget(remarkDock, memDock);
     remarkDock->raise();
 
+    connect(memDock, &QDockWidget::visibilityChanged, this, [this](bool visible) {
+        if (visible && pendingMemory_.first) showMemoryOf(pendingMemory_.first, pendingMemory_.second);
+    });
     connect(stepper_, &StepperPanel::stepChosen, this, &MainWindow::showStep);
+    connect(stepper_, &StepperPanel::runFinished, this, &MainWindow::openBottomDocksAfterRun);
     connect(stepper_, &StepperPanel::runFailed, this, [this](const QString& m) { statusBar()->showMessage(m, 8000); });
     connect(changeLog_, &ChangeLogPanel::nodesActivated, this, &MainWindow::selectNodes);
     connect(remarks_, &RemarksPanel::nodesActivated, this, &MainWindow::selectNodes);
@@ -69,18 +73,43 @@ void MainWindow::buildStepperDocks() {
 }
 
 void MainWindow::sizeDocks() {
-    // The graph keeps most of the window: the stepper is a narrow column, the docks on the right
-    // one tab group, the logs a short strip.
+    // First start: the graph gets most of the window. One column on the right, the stepper above
+    // the node's properties (tabs: Properties, Why Not Fused?, Model); the bottom docks are one
+    // tab group, closed until a pipeline has run (they only have something to say after one).
     auto* step = findChild<QDockWidget*>("stepper");
-    auto* log = findChild<QDockWidget*>("changeLog");
     auto* props = findChild<QDockWidget*>("properties");
-    if (auto* info = findChild<QDockWidget*>("model"); info && props && dockWidgetArea(info) == dockWidgetArea(props)) {
-        tabifyDockWidget(props, info);
+    if (step && props) {
+        removeDockWidget(step);
+        addDockWidget(Qt::RightDockWidgetArea, step);
+        step->show();
+        splitDockWidget(step, props, Qt::Vertical);
+        for (const char* name : {"whyNotFused", "model"})
+            if (auto* d = findChild<QDockWidget*>(name)) tabifyDockWidget(props, d);
         props->raise();
+        resizeDocks({step}, {340}, Qt::Horizontal);
+        resizeDocks({step, props}, {380, 420}, Qt::Vertical);
     }
-    if (step) resizeDocks({step}, {320}, Qt::Horizontal);
-    if (props) resizeDocks({props}, {320}, Qt::Horizontal);
-    if (log) resizeDocks({log}, {190}, Qt::Vertical);
+    QDockWidget* first = nullptr;
+    for (const char* name : {"changeLog", "remarks", "memory", "dominatorTree"}) {
+        auto* d = findChild<QDockWidget*>(name);
+        if (!d) continue;
+        if (first) tabifyDockWidget(first, d);
+        else first = d;
+        d->hide();
+    }
+    bottomClosedAtStart_ = first != nullptr;
+}
+
+void MainWindow::openBottomDocksAfterRun() {
+    // Once per window: the user may close them again and keep them closed.
+    if (!bottomClosedAtStart_) return;
+    bottomClosedAtStart_ = false;
+    for (const char* name : {"changeLog", "remarks", "memory", "dominatorTree"})
+        if (auto* d = findChild<QDockWidget*>(name)) d->show();
+    if (auto* log = findChild<QDockWidget*>("changeLog")) {
+        log->raise();
+        resizeDocks({log}, {200}, Qt::Vertical);
+    }
 }
 
 void MainWindow::buildStepperMenu(QMenu* file) {
@@ -122,8 +151,21 @@ void MainWindow::resetStepper() {
     stepper_->setModel(model_);
     changeLog_->showPass(nullptr);
     remarks_->showPass(nullptr);
-    memory_->setGraph(shown_, shown_ ? &shown_->graph : nullptr, title_);
+    showMemoryOf(shown_, title_);
     updateDomainNotice();
+}
+
+void MainWindow::showMemoryOf(std::shared_ptr<const ir::Model> m, const QString& title) {
+    // Planning a large model's memory takes seconds of a core the drawing needs: it waits until
+    // the Memory dock is on screen.
+    auto* dock = findChild<QDockWidget*>("memory");
+    if (m && m->graph.nodeCount() > kDeferredDockNodes && dock && !dock->isVisible()) {
+        pendingMemory_ = {std::move(m), title};
+        memory_->setGraph(nullptr, nullptr);
+        return;
+    }
+    pendingMemory_ = {};
+    memory_->setGraph(m, m ? &m->graph : nullptr, title);
 }
 
 void MainWindow::showStep(int row) {
@@ -138,7 +180,7 @@ void MainWindow::showStep(int row) {
     changeLog_->showPass(step ? &step->result : nullptr);
     remarks_->showPass(step ? &step->result : nullptr);
     const QString stepTitle = step ? tr("%1 after %2").arg(title_, QString::fromStdString(step->result.name)) : title_;
-    memory_->setGraph(shown_, &shown_->graph, stepTitle);
+    showMemoryOf(shown_, stepTitle);
     modelInfo_->setPlainText(QString::fromStdString(onnxio::modelInfoToText(onnxio::describeModel(*shown_))));
     updateDomainNotice();
     if (step)

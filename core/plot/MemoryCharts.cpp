@@ -177,3 +177,38 @@ int LiveBytesSeries::stepAt(double px) const {
 }
 
 }  // namespace passlens::plot
+
+namespace passlens::plot {
+
+std::vector<LifetimeBar> mergeSubPixelBars(const std::vector<LifetimeBar>& bars, double pixel) {
+    if (bars.empty() || bars.front().rect.height >= pixel) return bars;
+    std::vector<LifetimeBar> out;
+    size_t i = 0;
+    while (i < bars.size()) {
+        // One pixel row: the run of bars whose top falls into it.
+        const double rowIndex = std::floor(bars[i].rect.y / pixel);
+        size_t j = i;
+        while (j < bars.size() && std::floor(bars[j].rect.y / pixel) == rowIndex) ++j;
+        std::vector<const LifetimeBar*> row;
+        for (size_t k = i; k < j; ++k) row.push_back(&bars[k]);
+        std::stable_sort(row.begin(), row.end(), [](const LifetimeBar* a, const LifetimeBar* b) { return a->rect.x < b->rect.x; });
+        LifetimeBar piece;
+        bool open = false;
+        for (const LifetimeBar* b : row) {
+            if (open && b->rect.x <= piece.rect.x + piece.rect.width + pixel) {
+                piece.rect.width = std::max(piece.rect.width, b->rect.x + b->rect.width - piece.rect.x);
+                continue;
+            }
+            if (open) out.push_back(piece);
+            piece = *b;
+            piece.rect.y = rowIndex * pixel;
+            piece.rect.height = pixel;
+            open = true;
+        }
+        if (open) out.push_back(piece);
+        i = j;
+    }
+    return out;
+}
+
+}  // namespace passlens::plot

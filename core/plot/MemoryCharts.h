@@ -63,6 +63,14 @@ struct LifetimeChartGeometry {
 /// Rows ordered by first step, then last step, then lifetime index.
 LifetimeChartGeometry layoutLifetimeChart(const memory::MemoryPlan& plan, const PlotArea& area);
 
+/// Level of detail for drawing (hit tests keep the full bars): with 20k tensors a row is a small
+/// fraction of a pixel, and drawing every bar costs 20k fills per repaint for a few hundred pixel
+/// rows. Bars (in row order) whose rows fall into the same `pixel` row merge where they overlap or
+/// come within a pixel of each other; each merged piece is one pixel row high and keeps the tensor
+/// (color) of its first bar. Bars at least a pixel high come back unchanged. Every x covered by a
+/// bar stays covered in its pixel row.
+std::vector<LifetimeBar> mergeSubPixelBars(const std::vector<LifetimeBar>& bars, double pixel = 1.0);
+
 struct Point {
     double x = 0, y = 0;
 };

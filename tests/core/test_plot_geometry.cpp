@@ -2,6 +2,8 @@
 // ticks with byte units, band assignment, hit testing, and the charts built from a real plan.
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 #include "examples/Examples.h"
 #include "examples/Builder.h"
 #include "memory/MemoryPlan.h"
@@ -263,4 +265,53 @@ TEST(PlotLiveBytes, AxesStartAtTheFirstStepThatAllocates) {
     auto l = layoutLifetimeChart(p, kArea);
     EXPECT_DOUBLE_EQ(l.bars[0].rect.x, kArea.left);
     EXPECT_EQ(firstActiveStep(memory::MemoryPlan{}), 0);
+}
+
+namespace {
+
+/// `n` bars in row order over `height` px: bar i spans steps [i % 97, i % 97 + 1 + i % 5) of 100
+/// steps over 1000 px, the way short-lived tensors of a long model scatter.
+std::vector<passlens::plot::LifetimeBar> scatteredBars(int n, double height) {
+    std::vector<passlens::plot::LifetimeBar> bars;
+    const double rowH = height / n;
+    for (int i = 0; i < n; ++i) {
+        const double first = i % 97, len = 1 + i % 5;
+        bars.push_back({i, i, {first * 10.0, i * rowH, len * 10.0, rowH}});
+    }
+    return bars;
+}
+
+}  // namespace
+
+TEST(PlotLevelOfDetail, TwentyThousandBarsBecomeAFewPerPixelRowAndCoverTheSameSpans) {
+    const auto bars = scatteredBars(20000, 300);
+    const auto drawn = passlens::plot::mergeSubPixelBars(bars);
+    EXPECT_LT(drawn.size(), bars.size() / 10);  // here: about two pieces per pixel row
+    for (const auto& d : drawn) EXPECT_DOUBLE_EQ(d.rect.height, 1.0);
+    // Every bar's span is covered by a piece in its pixel row.
+    for (const auto& b : bars) {
+        const double row = std::floor(b.rect.y);
+        bool covered = false;
+        for (const auto& d : drawn)
+            if (d.rect.y == row && d.rect.x <= b.rect.x && d.rect.x + d.rect.width >= b.rect.x + b.rect.width) covered = true;
+        ASSERT_TRUE(covered) << "bar " << b.tensor;
+    }
+}
+
+TEST(PlotLevelOfDetail, GapsWiderThanAPixelStaySeparate) {
+    using passlens::plot::LifetimeBar;
+    // Two bars in one pixel row, 30 px apart: two pieces; a third touching the first joins it.
+    std::vector<LifetimeBar> bars{{0, 0, {0, 0.0, 10, 0.2}}, {1, 1, {40, 0.2, 10, 0.2}}, {2, 2, {10.5, 0.4, 5, 0.2}}};
+    const auto drawn = passlens::plot::mergeSubPixelBars(bars);
+    ASSERT_EQ(drawn.size(), 2u);
+    EXPECT_EQ(drawn[0].tensor, 0);
+    EXPECT_DOUBLE_EQ(drawn[0].rect.width, 15.5);
+    EXPECT_EQ(drawn[1].tensor, 1);
+}
+
+TEST(PlotLevelOfDetail, BarsOfAPixelOrMoreAreUnchanged) {
+    const auto bars = scatteredBars(200, 300);  // 1.5 px rows
+    const auto drawn = passlens::plot::mergeSubPixelBars(bars);
+    ASSERT_EQ(drawn.size(), bars.size());
+    for (size_t i = 0; i < bars.size(); ++i) EXPECT_DOUBLE_EQ(drawn[i].rect.y, bars[i].rect.y);
 }

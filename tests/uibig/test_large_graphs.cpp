@@ -2,8 +2,10 @@
 // budget on 2k and 25k-node models (scoped and flat names), opening a group shows exactly its
 // members, find reaches a node inside a collapsed group and opens the way to it, and a 50k-node
 // chain opens without a crash. Screenshots of a 25k-node model go to the build folder.
+#include <QAction>
 #include <QDir>
 #include <QLabel>
+#include <QSettings>
 #include <QSignalSpy>
 #include <QtTest>
 #include <set>
@@ -69,6 +71,8 @@ private slots:
     void stepperMarksTheGroupsAPassChanged();
     void smallModelsOpenWhole();
     void chainOf50kNodesOpens();
+    void generated25kModelScreenshots();
+    void steppingKeepsOpenGroupsAndPlacesOnlyChangedOnes();
 };
 
 void LargeGraphTest::topLevelIsBoundedAndGroupsOpenToTheirMembers_data() {
@@ -193,6 +197,99 @@ void LargeGraphTest::chainOf50kNodesOpens() {
     const hierarchy::GroupId g = collapsedLeafGroup(*v);
     QVERIFY(waitExpansion(w, [&] { w.setGroupExpanded(g, true); }));
     QVERIFY(v->operatorItemCount() > 0);
+}
+
+void LargeGraphTest::steppingKeepsOpenGroupsAndPlacesOnlyChangedOnes() {
+    MainWindow w;
+    w.show();
+    QVERIFY(show(w, test::layeredModel(150, LayerNaming::Scoped), "scoped"));
+    ui::GraphView* v = w.graphView();
+    const hierarchy::GroupId g = collapsedLeafGroup(*v);
+    QVERIFY(waitExpansion(w, [&] { w.setGroupExpanded(g, true); }));
+    const std::string path = v->snapshot()->hierarchy()->group(g).path;
+    const size_t openBefore = v->snapshot()->expanded.size();
+    // fuse-layer-norm changes every layer; fuse-conv-bn nothing on a transformer.
+    QSignalSpy done(w.stepper(), &ui::StepperPanel::runFinished);
+    w.stepper()->setPassList("fuse-layer-norm,fuse-conv-bn");
+    w.stepper()->run();
+    QVERIFY(done.count() > 0 || done.wait(300000));
+    QVERIFY(w.stepper()->lastRun() && w.stepper()->lastRun()->result);
+    QSignalSpy shown(&w, &MainWindow::stepShown);
+    auto step = [&](int row) {
+        w.stepper()->setCurrentRow(row);
+        while (!(w.shownStep() == row && !w.layoutRunning()))
+            if (!shown.wait(300000)) return false;
+        return true;
+    };
+    QVERIFY(step(1));
+    // The group opened before is open in the pass's graph too (found by its path).
+    auto opened = v->snapshot()->hierarchy()->findPath(path);
+    QVERIFY(opened);
+    QVERIFY(v->snapshot()->expanded.count(*opened));
+    QCOMPARE(v->snapshot()->expanded.size(), openBefore);
+    // Only open groups are laid out, and of those only the ones whose content changed.
+    const size_t placedByChange = v->snapshot()->groupsPlaced;
+    qInfo() << "fuse-layer-norm step placed" << placedByChange << "of" << v->snapshot()->expanded.size() << "open groups";
+    QVERIFY(placedByChange > 0);
+    QVERIFY(placedByChange <= v->snapshot()->expanded.size());
+    // A pass that changed nothing: every group's placement is reused, none is laid out.
+    QVERIFY(step(2));
+    QVERIFY(w.shownDiff().added.empty() && w.shownDiff().changed.empty() && w.shownDiff().removed.empty());
+    QVERIFY(v->snapshot()->expanded.count(*v->snapshot()->hierarchy()->findPath(path)));
+    QCOMPARE(v->snapshot()->groupsPlaced, size_t(0));
+}
+
+void LargeGraphTest::generated25kModelScreenshots() {
+    // The docs' pictures: the generated 24k-node encoder file (tests/gen), opened as a user does,
+    // collapsed and then with layer.0 open, in a first-start window.
+    QSettings().clear();
+    MainWindow w;
+    w.resize(1440, 900);
+    w.show();
+    QSignalSpy ready(&w, &MainWindow::layoutReady);
+    QVERIFY(w.openFile(QString(PASSLENS_GEN_MODELS_DIR) + "/bert_l320_scoped.onnx"));
+    QVERIFY(ready.count() > 0 || ready.wait(300000));
+    QTest::qWait(100);
+    ui::GraphView* v = w.graphView();
+    QVERIFY(v->snapshot()->hierarchy());
+    QVERIFY(v->snapshot()->display.nodes.size() <= ui::kOpeningBoxBudget);
+    // The collapsed boxes (the 320 layers in ranges of identical ones, the pooler) filling the view.
+    QRectF boxes;
+    const auto& snap = *v->snapshot();
+    for (size_t i = 0; i < snap.display.nodes.size(); ++i)
+        if (snap.display.nodes[i].kind == layout::DisplayNode::Kind::Group) {
+            const auto& r = snap.layout.boxes[i].rect;
+            boxes |= QRectF(r.x, r.y, r.width, r.height);
+        }
+    v->fitInView(boxes.adjusted(-160, -60, 160, 60), Qt::KeepAspectRatio);
+    screenshot(w, "large-25k-collapsed.png");
+    const auto& h = *v->snapshot()->hierarchy();
+    hierarchy::GroupId layer0 = hierarchy::kNoGroup;
+    for (const auto& g : h.groups)
+        if (g.name == "layer.0") { layer0 = g.id; break; }
+    QVERIFY(layer0 != hierarchy::kNoGroup);
+    // layer.0 open with everything inside it (attention, intermediate, output).
+    layout::Expansion open = layout::withPathTo(h, v->snapshot()->expanded, layer0);
+    for (hierarchy::GroupId g = layer0; g < h.group(layer0).subtreeEnd; ++g) open.insert(g);
+    QVERIFY(waitExpansion(w, [&] { w.showExpansion(open); }));
+    QVERIFY(v->snapshot()->expanded.count(layer0));
+    // A member selected: the breadcrumb names the way to it.
+    bool selected = false;
+    for (ir::NodeId id : h.membersOf(layer0))
+        if ((selected = v->selectNode(id))) break;
+    QVERIFY(selected);
+    // The top of the layer's frame (its attention block) at a readable scale, the legend hidden
+    // (View ▸ Legend) so the nested frames' labels at the top left show.
+    if (auto* legend = w.findChild<QAction*>("legendAction")) legend->setChecked(false);
+    for (const auto& f : v->snapshot()->frames)
+        if (f.group == layer0) {
+            const double scale = 0.72;
+            v->resetTransform();
+            v->scale(scale, scale);
+            const QSizeF seen = QSizeF(v->viewport()->size()) / scale;
+            v->centerOn(QPointF(f.rect.x + seen.width() / 2 - 20, f.rect.y + seen.height() / 2 - 20));
+        }
+    screenshot(w, "large-25k-layer-open.png");
 }
 
 QTEST_MAIN(LargeGraphTest)

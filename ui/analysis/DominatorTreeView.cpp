@@ -76,25 +76,42 @@ void DominatorTreeView::setPostDominators(bool post) {
 void DominatorTreeView::start() {
     ++generation_;
     tree_.reset();
+    partial_ = false;
+    deferred_ = false;
     view_->setSnapshot(nullptr);
     if (!graph_) {
         status_->clear();
         return;
     }
+    // A large model's tree (seconds of work, thousands of boxes) waits until someone looks at it.
+    if (graph_->hierarchy() && !isVisible()) {
+        deferred_ = true;
+        status_->setText(tr("The tree is built when this dock is shown."));
+        return;
+    }
     status_->setText(tr("Building the tree…"));
+    launch(nullptr, current_);
+}
+
+void DominatorTreeView::showEvent(QShowEvent* e) {
+    QWidget::showEvent(e);
+    if (deferred_) start();
+}
+
+void DominatorTreeView::launch(std::shared_ptr<const analysis::DominatorTree> tree, ir::NodeId focus) {
     watchedGeneration_ = generation_;
     // The tree and its layout run in the pool; Graphviz calls are serialized by core/layout.
-    watcher_.setFuture(QtConcurrent::run([graph = graph_, post = post_, sizer = nodeBoxSizer()]() -> Result {
+    // Models drawn through their hierarchy get a partial tree; smaller ones the whole tree.
+    const size_t maxBoxes = graph_->hierarchy() ? kMaxTreeBoxes : 0;
+    watcher_.setFuture(QtConcurrent::run([graph = graph_, post = post_, sizer = nodeBoxSizer(), tree, focus, maxBoxes]() -> Result {
         Result r;
         try {
-            auto tree = std::make_shared<const analysis::DominatorTree>(analysis::DominatorTree::build(*graph->graph, post));
+            r.tree = tree ? tree : std::make_shared<const analysis::DominatorTree>(analysis::DominatorTree::build(*graph->graph, post));
             auto drawing = std::make_shared<GraphSnapshot>();
             drawing->model = graph->model;
             drawing->graph = graph->graph;
-            drawing->display = layout::buildDominatorTreeDisplay(*graph->graph, *tree);
-            // Large trees get the layered placement (layoutOrFallBack caps what Graphviz is given).
+            drawing->display = layout::buildDominatorTreeDisplay(*graph->graph, *r.tree, {.maxBoxes = maxBoxes, .focus = focus});
             drawing->layout = layout::layoutOrFallBack(layout::toLayoutRequest(drawing->display, sizer));
-            r.tree = std::move(tree);
             r.drawing = std::move(drawing);
         } catch (const std::exception& e) {
             r.error = QString::fromStdString(e.what());
@@ -111,11 +128,18 @@ void DominatorTreeView::onFinished() {
         return;
     }
     tree_ = r.tree;
+    partial_ = graph_->hierarchy() && r.drawing->display.opBoxCount >= kMaxTreeBoxes &&
+               r.drawing->display.opBoxCount < tree_->nodes().size();
     view_->setSnapshot(r.drawing);
-    status_->setText(tr("%1 nodes · root: virtual %2 · laid out in %3 s")
-                         .arg(r.drawing->display.opBoxCount)
-                         .arg(post_ ? tr("exit") : tr("entry"))
-                         .arg(r.drawing->layout.seconds, 0, 'f', 2));
+    const QString root = post_ ? tr("exit") : tr("entry");
+    if (partial_)
+        status_->setText(tr("%1 of %2 nodes, around the selection · root: virtual %3 · laid out in %4 s")
+                             .arg(r.drawing->display.opBoxCount).arg(tree_->nodes().size()).arg(root)
+                             .arg(r.drawing->layout.seconds, 0, 'f', 2));
+    else
+        status_->setText(tr("%1 nodes · root: virtual %2 · laid out in %3 s")
+                             .arg(r.drawing->display.opBoxCount).arg(root)
+                             .arg(r.drawing->layout.seconds, 0, 'f', 2));
     emit treeReady();
     // A selection made while the tree was being built.
     if (current_ != ir::kNone) {
@@ -134,8 +158,14 @@ void DominatorTreeView::selectNode(ir::NodeId id) {
     if (id == current_) return;
     current_ = id;
     syncing_ = true;
-    if (id == ir::kNone || !view_->selectNode(id)) view_->scene()->clearSelection();
+    const bool drawn = id != ir::kNone && view_->selectNode(id);
+    if (!drawn) view_->scene()->clearSelection();
     syncing_ = false;
+    // A partial drawing is redrawn around a node it does not hold (the tree itself is kept).
+    if (!drawn && partial_ && tree_ && graph_->graph->hasNode(id)) {
+        ++generation_;
+        launch(tree_, id);
+    }
     announce();
 }
 

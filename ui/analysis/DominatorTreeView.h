@@ -3,6 +3,8 @@
 // own GraphView (same boxes and colors, keyed by NodeId). Building and laying out the tree run off
 // the GUI thread. Selection is linked by signals only: selectNode() in, nodeSelected() out, and
 // pathChanged() names the nodes between the selected node and its immediate (post-)dominator.
+// Large trees are drawn in part, around the selected node (kMaxTreeBoxes boxes), and the tree of a
+// large model (one drawn through its hierarchy) is only built once the dock is on screen.
 #include <QFutureWatcher>
 #include <QWidget>
 #include <memory>
@@ -17,6 +19,10 @@ class QToolButton;
 namespace passlens::ui {
 
 class GraphView;
+
+/// Most boxes the tree's drawing holds on a large model (one drawn through its hierarchy); a
+/// larger tree is drawn around the selected node.
+inline constexpr size_t kMaxTreeBoxes = 400;
 
 class DominatorTreeView : public QWidget {
     Q_OBJECT
@@ -34,6 +40,8 @@ public:
     /// The tree on screen (nullptr while none is shown).
     std::shared_ptr<const analysis::DominatorTree> tree() const { return tree_; }
     ir::NodeId currentNode() const { return current_; }
+    /// True when the drawing holds only part of the tree (see kMaxTreeBoxes).
+    bool partial() const { return partial_; }
     /// Nodes between `n` and its immediate (post-)dominator in the shown tree (empty without one).
     std::vector<ir::NodeId> pathFor(ir::NodeId n) const;
 
@@ -58,7 +66,10 @@ private:
         QString error;
     };
     void start();
+    /// Builds the tree (when `tree` is null) and draws it around `focus`, in the pool.
+    void launch(std::shared_ptr<const analysis::DominatorTree> tree, ir::NodeId focus);
     void onFinished();
+    void showEvent(QShowEvent* e) override;
     void onTreeSelection(ir::NodeId id);
     void announce();
 
@@ -71,6 +82,8 @@ private:
     std::shared_ptr<const analysis::DominatorTree> tree_;
     ir::NodeId current_ = ir::kNone;
     bool syncing_ = false;           ///< selecting a box on request: do not echo nodeSelected
+    bool partial_ = false;
+    bool deferred_ = false;          ///< a large model's tree waits until the dock is shown
     QFutureWatcher<Result> watcher_;
     uint64_t generation_ = 0, watchedGeneration_ = 0;
 };

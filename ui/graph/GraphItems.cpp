@@ -202,8 +202,8 @@ void EdgeItem::paint(QPainter* p, const QStyleOptionGraphicsItem* opt, QWidget*)
     }
 }
 
-ClusterItem::ClusterItem(const QRectF& frame, const QString& label, const QColor& color)
-    : frame_(frame), color_(color) {
+ClusterItem::ClusterItem(const QRectF& frame, const QString& label, const QColor& color, int fillAlpha)
+    : frame_(frame), color_(color), fillAlpha_(fillAlpha) {
     setZValue(-1);
     setAcceptedMouseButtons(Qt::NoButton);
     setToolTip(label);
@@ -211,7 +211,7 @@ ClusterItem::ClusterItem(const QRectF& frame, const QString& label, const QColor
 
 void ClusterItem::paint(QPainter* p, const QStyleOptionGraphicsItem*, QWidget*) {
     QColor fill = color_;
-    fill.setAlpha(38);
+    fill.setAlpha(fillAlpha_);
     QColor border = color_;
     border.setAlpha(170);
     p->setPen(QPen(border, 1.4, Qt::DashLine));

@@ -79,7 +79,9 @@ private:
 class ClusterItem : public QGraphicsItem {
 public:
     enum { Type = UserType + 6 };  // distinct from GhostItem: scene queries tell them apart
-    ClusterItem(const QRectF& frame, const QString& label, const QColor& color);
+    /// `fillAlpha`: open groups nest five deep and more, so their frames are filled lighter than
+    /// fusion clusters' (stacked fills would grey out the boxes inside).
+    ClusterItem(const QRectF& frame, const QString& label, const QColor& color, int fillAlpha = 38);
     int type() const override { return Type; }
     QRectF boundingRect() const override { return frame_.adjusted(-2, -2, 2, 2); }
     void paint(QPainter* p, const QStyleOptionGraphicsItem* opt, QWidget* w) override;
@@ -87,6 +89,7 @@ public:
 private:
     QRectF frame_;
     QColor color_;
+    int fillAlpha_;
 };
 
 /// A cluster's label on a light plate, above the edges (their labels cross cluster frames).

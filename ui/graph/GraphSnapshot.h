@@ -22,6 +22,9 @@ struct GraphSnapshot {
     std::vector<layout::GroupFrame> frames;
     double groupingSeconds = 0;              ///< display graph + hierarchy
     double layoutSeconds = 0;                ///< this drawing's layout (cached groups cost nothing)
+    /// Group contents this drawing placed anew (not from any layouter's cache): what stepping to
+    /// a pass that changed one layer costs.
+    size_t groupsPlaced = 0;
     const hierarchy::Hierarchy* hierarchy() const { return layouter ? &layouter->hierarchy() : nullptr; }
 };
 using SnapshotPtr = std::shared_ptr<const GraphSnapshot>;

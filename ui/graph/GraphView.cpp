@@ -80,6 +80,10 @@ void GraphView::setSnapshot(SnapshotPtr snap) {
             item->setStyleOverride(&it->second);
     }
     addGroupFrames();
+    presentCategories_.clear();
+    for (auto c : layout::allCategories())
+        for (const auto& n : dg.nodes)
+            if (n.category == c) { presentCategories_.push_back(c); break; }
     const auto& b = lr.bounds;
     scene_->setSceneRect(QRectF(b.x, b.y, b.width, b.height).adjusted(-40, -40 - captionRoom(), 40, 40));
     minimap_->refit();
@@ -125,7 +129,7 @@ void GraphView::addGroupFrames() {
     for (const auto& f : snapshot_->frames) {
         const QRectF r(f.rect.x, f.rect.y, f.rect.width, f.rect.height);
         const QColor color(palette[size_t(f.depth) % std::size(palette)]);
-        auto* frame = new ClusterItem(r, QString::fromStdString(f.label), color);
+        auto* frame = new ClusterItem(r, QString::fromStdString(f.label), color, 12);
         frame->setZValue(-2 + 0.01 * f.depth);
         frame->setToolTip(tr("%1\nDouble-click the frame to collapse it").arg(QString::fromStdString(f.label)));
         scene_->addItem(frame);
@@ -177,6 +181,7 @@ ir::NodeId GraphView::selectedNode() const {
 void GraphView::onSelectionChanged() {
     for (auto& [key, edges] : edgesByNode_)
         for (EdgeItem* e : edges) e->setHighlighted(false);
+    placeOverlays();
     auto sel = scene_->selectedItems();
     if (sel.isEmpty()) {
         emit nodeSelected(ir::kNone);
@@ -390,6 +395,7 @@ void GraphView::setSearchHits(const std::vector<ir::NodeId>& hits) {
 
 void GraphView::setLegendVisible(bool on) {
     legendVisible_ = on;
+    placeOverlays();
     viewport()->update();
 }
 
@@ -408,6 +414,45 @@ void GraphView::updateMinimapVisibility() {
         fits = shown.contains(QRectF(b.x, b.y, b.width, b.height));
     }
     minimap_->setVisible(minimapWanted_ && !fits);
+    placeOverlays();
+}
+
+QRect GraphView::minimapGeometry() const { return minimap_->isVisible() ? minimap_->geometry() : QRect(); }
+QRect GraphView::legendGeometry() const { return legendRect_; }
+
+QRect GraphView::selectedBoxInViewport() const {
+    for (QGraphicsItem* it : scene_->selectedItems())
+        return mapFromScene(it->sceneBoundingRect()).boundingRect();
+    return {};
+}
+
+void GraphView::placeOverlays() {
+    const int margin = 12;
+    const QRect sel = selectedBoxInViewport();
+    const int w = viewport()->width(), h = viewport()->height();
+    // Minimap: bottom right, else bottom left, else hidden while the selection is under both.
+    const QRect right(w - minimap_->width() - margin, h - minimap_->height() - margin, minimap_->width(), minimap_->height());
+    const QRect left(margin, right.top(), minimap_->width(), minimap_->height());
+    const bool mapWanted = minimap_->isVisible() || (minimap_->isHidden() && minimapCoveredSelection_);
+    minimapCoveredSelection_ = false;
+    if (mapWanted) {
+        if (sel.isEmpty() || !sel.intersects(right)) minimap_->move(right.topLeft());
+        else if (!sel.intersects(left)) minimap_->move(left.topLeft());
+        else { minimap_->hide(); minimapCoveredSelection_ = true; }
+        if (!minimapCoveredSelection_ && minimap_->isHidden()) minimap_->show();
+    }
+    // Legend: top left, else top right, else not drawn.
+    QRect legend;
+    if (legendVisible_ && snapshot_) {
+        const QSize size = legendSize();
+        const QRect topLeft(QPoint(margin, margin), size), topRight(QPoint(w - size.width() - margin, margin), size);
+        if (sel.isEmpty() || !sel.intersects(topLeft)) legend = topLeft;
+        else if (!sel.intersects(topRight)) legend = topRight;
+    }
+    if (legend != legendRect_) {
+        legendRect_ = legend;
+        viewport()->update();
+    }
 }
 
 void GraphView::setCaption(const QString& text, const std::vector<std::pair<QColor, QString>>& swatches) {
@@ -529,35 +574,40 @@ void GraphView::scrollContentsBy(int dx, int dy) {
     updateMinimapVisibility();
 }
 
-void GraphView::positionOverlays() {
-    const int margin = 12;
-    minimap_->move(viewport()->width() - minimap_->width() - margin, viewport()->height() - minimap_->height() - margin);
+void GraphView::positionOverlays() { placeOverlays(); }
+
+QSize GraphView::legendSize() const {
+    QFont f("DejaVu Sans");
+    f.setPixelSize(12);
+    const QFontMetrics fm(f);
+    int w = 0, rows = 0;
+    for (auto c : presentCategories_) {
+        w = std::max(w, fm.horizontalAdvance(layout::styleOf(c).name));
+        ++rows;
+    }
+    if (rows == 0) return {};
+    return {w + 44, rows * (fm.height() + 6) + 14};
 }
 
 void GraphView::drawForeground(QPainter* p, const QRectF&) {
     drawCaption(p);
-    if (!legendVisible_ || !snapshot_) return;
-    // The legend lists only the categories present, in a fixed corner of the viewport.
-    std::vector<layout::OpCategory> present;
-    for (auto c : layout::allCategories())
-        for (const auto& n : snapshot_->display.nodes)
-            if (n.category == c) { present.push_back(c); break; }
+    if (legendRect_.isEmpty()) return;
+    // The legend lists only the categories present, in a corner of the viewport away from the
+    // selection (placeOverlays).
     p->save();
     p->resetTransform();
     QFont f("DejaVu Sans");
     f.setPixelSize(12);
     p->setFont(f);
     QFontMetrics fm(f);
-    int w = 0;
-    for (auto c : present) w = std::max(w, fm.horizontalAdvance(layout::styleOf(c).name));
-    const int row = fm.height() + 6, boxW = w + 44, boxH = int(present.size()) * row + 14;
-    QRect frame(12, 12, boxW, boxH);
+    const int row = fm.height() + 6, w = legendRect_.width() - 44;
+    const QRect frame = legendRect_;
     p->setRenderHint(QPainter::Antialiasing);
     p->setPen(QColor("#c8ccd2"));
     p->setBrush(QColor(255, 255, 255, 235));
     p->drawRoundedRect(frame, 6, 6);
     int y = frame.top() + 8;
-    for (auto c : present) {
+    for (auto c : presentCategories_) {
         const auto& s = layout::styleOf(c);
         p->setPen(QPen(QColor(s.border), 1.4));
         p->setBrush(QColor(s.fill));

@@ -70,6 +70,13 @@ public:
     void setLegendVisible(bool on);
     void setMinimapVisible(bool on);
     bool minimapVisible() const;
+    /// Where the overlays sit in viewport coordinates (empty when not drawn). Neither ever covers
+    /// the selected box: the minimap moves to the other bottom corner (or hides), the legend to
+    /// the other top corner (or is left out), see placeOverlays().
+    QRect minimapGeometry() const;
+    QRect legendGeometry() const;
+    /// The selected box in viewport coordinates (empty without a selection).
+    QRect selectedBoxInViewport() const;
 
     /// Decorates the edges from operator `from` to operator `to` (every value between them);
     /// returns how many drawn edges that styled now. Kept across setSnapshot like node styles.
@@ -124,6 +131,10 @@ private:
     void scaleBy(double factor);
     void positionOverlays();
     void updateMinimapVisibility();
+    /// Puts the minimap and the legend in corners away from the selected box.
+    void placeOverlays();
+    /// The legend's size for the categories drawn now (empty when there is nothing to list).
+    QSize legendSize() const;
     void drawCaption(QPainter* p);
     /// Scene units kept free above the drawing so the caption does not cover the first boxes.
     double captionRoom() const { return caption_.isEmpty() ? 0.0 : 44.0; }
@@ -141,6 +152,9 @@ private:
     std::vector<GhostItem*> ghosts_;
     Minimap* minimap_ = nullptr;
     bool legendVisible_ = true;
+    QRect legendRect_;               ///< where the legend is drawn now (viewport), empty = not drawn
+    std::vector<layout::OpCategory> presentCategories_;  ///< the legend's rows
+    bool minimapCoveredSelection_ = false;  ///< hidden only because the selection was under it
     bool minimapWanted_ = true;
     QString caption_;
     std::vector<std::pair<QColor, QString>> captionSwatches_;

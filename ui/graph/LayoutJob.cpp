@@ -50,11 +50,33 @@ void takeDrawing(GraphSnapshot& snap, layout::HierarchicalDrawing&& d) {
     snap.layout = std::move(d.layout);
     snap.frames = std::move(d.frames);
     snap.expanded = std::move(d.expanded);
+    snap.groupsPlaced = d.placements;
 }
 
 }  // namespace
 
-SnapshotPtr layoutNow(std::shared_ptr<const ir::Model> model, const ir::Graph* graph, layout::DisplayOptions options) {
+std::vector<std::string> openGroupPaths(const SnapshotPtr& snap) {
+    std::vector<std::string> out;
+    if (!snap || !snap->hierarchy()) return out;
+    for (hierarchy::GroupId g : snap->expanded)
+        if (g != hierarchy::kRootGroup) out.push_back(snap->hierarchy()->group(g).path);
+    return out;
+}
+
+std::optional<layout::Expansion> expansionOfPaths(const hierarchy::Hierarchy& h, const std::vector<std::string>& paths) {
+    layout::Expansion e{hierarchy::kRootGroup};
+    bool found = false;
+    for (const auto& p : paths)
+        if (auto g = h.findPath(p)) {
+            e = layout::withPathTo(h, std::move(e), *g);
+            found = true;
+        }
+    if (!found) return std::nullopt;
+    return e;
+}
+
+SnapshotPtr layoutNow(std::shared_ptr<const ir::Model> model, const ir::Graph* graph, layout::DisplayOptions options,
+                      const std::vector<std::string>& keepOpen) {
     auto t0 = std::chrono::steady_clock::now();
     auto snap = std::make_shared<GraphSnapshot>();
     snap->model = std::move(model);
@@ -69,7 +91,8 @@ SnapshotPtr layoutNow(std::shared_ptr<const ir::Model> model, const ir::Graph* g
         return snap;
     }
     auto h = std::make_shared<hierarchy::Hierarchy>(hierarchy::buildHierarchy(*graph));
-    layout::Expansion opening = layout::expansionWithinBudget(*h, dg, kOpeningBoxBudget);
+    auto kept = keepOpen.empty() ? std::nullopt : expansionOfPaths(*h, keepOpen);
+    layout::Expansion opening = kept ? *kept : layout::expansionWithinBudget(*h, dg, kOpeningBoxBudget);
     snap->layouter = std::make_shared<layout::HierarchicalLayouter>(h, std::move(dg), makeSizer());
     snap->groupingSeconds = secondsSince(t0);
     t0 = std::chrono::steady_clock::now();
@@ -96,8 +119,10 @@ QFuture<SnapshotPtr> startRedraw(SnapshotPtr base, layout::Expansion expanded, s
 }
 
 QFuture<SnapshotPtr> startLayout(std::shared_ptr<const ir::Model> model, const ir::Graph* graph,
-                                 layout::DisplayOptions options) {
-    return QtConcurrent::run([model = std::move(model), graph, options]() { return layoutNow(model, graph, options); });
+                                 layout::DisplayOptions options, std::vector<std::string> keepOpen) {
+    return QtConcurrent::run([model = std::move(model), graph, options, keepOpen = std::move(keepOpen)]() {
+        return layoutNow(model, graph, options, keepOpen);
+    });
 }
 
 }  // namespace passlens::ui

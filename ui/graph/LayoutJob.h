@@ -2,6 +2,9 @@
 // Builds the display graph and lays it out off the GUI thread.
 #include <QFont>
 #include <QFuture>
+#include <optional>
+#include <string>
+#include <vector>
 
 #include "graph/GraphSnapshot.h"
 
@@ -15,12 +18,19 @@ layout::BoxSizer nodeBoxSizer();
 
 /// Starts the layout of `graph` (owned by `model`) in the thread pool. Never throws; the future
 /// throws the error on result().
+/// `keepOpen`: paths of groups open in the drawing this one replaces (a pass step of the same
+/// model); those found in the new graph's hierarchy open again instead of the opening budget.
 QFuture<SnapshotPtr> startLayout(std::shared_ptr<const ir::Model> model, const ir::Graph* graph,
-                                 layout::DisplayOptions options);
+                                 layout::DisplayOptions options, std::vector<std::string> keepOpen = {});
 
 /// Same, synchronously (tests, CLI-like uses).
 SnapshotPtr layoutNow(std::shared_ptr<const ir::Model> model, const ir::Graph* graph,
-                      layout::DisplayOptions options);
+                      layout::DisplayOptions options, const std::vector<std::string>& keepOpen = {});
+
+/// Paths of the open groups of a drawing (empty when it is not drawn through a hierarchy).
+std::vector<std::string> openGroupPaths(const SnapshotPtr& snap);
+/// The groups of `h` at `paths` and the way to them; nullopt when none of the paths exists.
+std::optional<layout::Expansion> expansionOfPaths(const hierarchy::Hierarchy& h, const std::vector<std::string>& paths);
 
 /// Drawings with at most this many boxes are laid out whole (as small models always were: the
 /// PP-OCR models, 250–450 boxes folded, read well whole and the stepper diffs them whole); larger

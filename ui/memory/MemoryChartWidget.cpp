@@ -206,7 +206,8 @@ void MemoryChartWidget::paintLifetimes(QPainter& p, const plot::PlotArea& a) con
     }
     paintYAxis(p, a, yTicks, "tensor");
     paintXAxis(p, a, g.xTicks);
-    for (const auto& b : g.bars) {
+    // Thousands of sub-pixel rows: one fill per pixel row and run (hit tests use g.bars).
+    for (const auto& b : plot::mergeSubPixelBars(g.bars)) {
         QRectF q = toQ(b.rect);
         if (q.height() > 4) q.adjust(0, 1, 0, -1);
         if (q.height() < 1) q.setHeight(1);
