@@ -429,6 +429,22 @@ std::optional<std::vector<NodeId>> Graph::topologicalOrder() const {
     const std::vector<NodeId>& order = nodeOrder();
     std::vector<uint32_t> position(nodes_.size(), 0);
     for (size_t i = 0; i < order.size(); ++i) position[order[i]] = static_cast<uint32_t>(i);
+    // Fast path: passes keep the list sorted, so usually every producer already comes first and
+    // the answer is the list itself; checked in one allocation-free sweep over the inputs.
+    auto producedEarlier = [&](NodeId n, ValueId v) {
+        const NodeId p = values_[v]->producer;
+        return p == kNone || position[p] < position[n];
+    };
+    bool sorted = true;
+    for (NodeId n : order) {
+        for (ValueId v : nodes_[n]->inputs)
+            if (v != kNone && !producedEarlier(n, v)) sorted = false;
+        if (sorted && nodes_[n]->hasSubgraphs())
+            for (ValueId v : readsOf(n))
+                if (!producedEarlier(n, v)) sorted = false;
+        if (!sorted) break;
+    }
+    if (sorted) return order;
     std::vector<int> pending(nodes_.size(), 0);
     std::unordered_map<ValueId, std::vector<NodeId>> readers;
     for (NodeId n : order)
@@ -574,7 +590,8 @@ std::vector<ValueId> Graph::readsOf(NodeId n) const {
 
 void Graph::forEachGraph(const std::function<void(Graph&)>& f) {
     f(*this);
-    for (NodeId n = firstNode(); n != kNone; n = nextNode(n))
+    // Only the tracked subgraph holders, not every node: passes call this several times each.
+    for (NodeId n : nodesWithSubgraphs())
         for (auto& a : nodes_[n]->attributes) {
             if (a.g) a.g->forEachGraph(f);
             for (auto& sg : a.graphs) sg->forEachGraph(f);
@@ -583,7 +600,7 @@ void Graph::forEachGraph(const std::function<void(Graph&)>& f) {
 
 void Graph::forEachGraph(const std::function<void(const Graph&)>& f) const {
     f(*this);
-    for (NodeId n = firstNode(); n != kNone; n = nextNode(n))
+    for (NodeId n : nodesWithSubgraphs())
         for (const auto& a : nodes_[n]->attributes) {
             if (a.g) std::as_const(*a.g).forEachGraph(f);
             for (const auto& sg : a.graphs) std::as_const(*sg).forEachGraph(f);

@@ -11,9 +11,20 @@ namespace {
 using Scope = std::vector<std::unordered_set<std::string>>;
 
 void verifyIn(const Graph& g, Scope& scope, const std::string& where, VerifyResult& r) {
+    // Names defined so far are only needed by subgraphs (their outer scope); without any, a name
+    // is defined twice exactly when the graph's name table maps it to another value.
+    const bool subgraphsSeeNames = !g.nodesWithSubgraphs().empty();
     std::unordered_set<std::string> defined;
-    for (ValueId v : g.inputs()) defined.insert(g.value(v).name);
-    for (ValueId v : g.initializerOrder()) defined.insert(g.value(v).name);
+    if (subgraphsSeeNames) {
+        for (ValueId v : g.inputs()) defined.insert(g.value(v).name);
+        for (ValueId v : g.initializerOrder()) defined.insert(g.value(v).name);
+    }
+    auto definedTwice = [&](ValueId v, const std::string& name) {
+        if (subgraphsSeeNames) return !defined.insert(name).second;
+        if (name.empty()) return false;  // reported as an unnamed output
+        const auto owner = g.findValue(name);
+        return !owner || *owner != v;
+    };
 
     auto inOuterScope = [&](const std::string& name) {
         for (const auto& s : scope)
@@ -50,7 +61,7 @@ void verifyIn(const Graph& g, Scope& scope, const std::string& where, VerifyResu
             if (val.producer != id)
                 r.problems.push_back(where + "node '" + n.displayName() + "' output '" + val.name + "' has another producer");
             if (val.name.empty()) r.problems.push_back(where + "node '" + n.displayName() + "' has an unnamed output");
-            if (!defined.insert(val.name).second)
+            if (definedTwice(v, val.name))
                 r.problems.push_back(where + "value '" + val.name + "' is defined twice (second time by node '" + n.displayName() + "')");
         }
         if (n.hasSubgraphs()) {

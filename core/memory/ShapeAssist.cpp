@@ -3,6 +3,7 @@
 #include <onnx/defs/schema.h>
 #include <onnx/onnx_pb.h>
 #include <onnx/shape_inference/implementation.h>
+#include <google/protobuf/arena.h>
 
 #include <cstring>
 #include <unordered_map>
@@ -141,6 +142,18 @@ std::unordered_map<ValueId, ir::TypeInfo> resolveReshapes(const ir::Model& m) {
 }  // namespace
 
 int completeShapesViaLiftedConstants(ir::Model& m) {
+    // Only values of unknown size can gain one; when there are none (the common case for pinned
+    // or static models) the copy and the inference rounds below would change nothing.
+    auto unknownSize = [](const ir::Value& val) {
+        return !(val.isOuterScope || val.isGraphInput || val.initializer || tensorBytes(val.type));
+    };
+    bool anyUnknown = false;
+    for (ValueId v : m.graph.valueIds())
+        if (unknownSize(m.graph.value(v))) {
+            anyUnknown = true;
+            break;
+        }
+    if (!anyUnknown) return 0;
     ir::Model copy = m;
     auto& g = copy.graph;
     std::vector<ir::NodeId> constants;
@@ -161,7 +174,8 @@ int completeShapesViaLiftedConstants(ir::Model& m) {
         size_t before = pinned.size();
         for (auto& [v, t] : found) pinned[v] = t;
         if (round > 0 && pinned.size() == before) break;
-        onnx::ModelProto mp;
+        google::protobuf::Arena arena;  // one bulk free per round instead of one per message
+        onnx::ModelProto& mp = *google::protobuf::Arena::CreateMessage<onnx::ModelProto>(&arena);
         onnxio::exportToProto(copy, mp);
         mp.mutable_graph()->clear_value_info();
         for (const auto& [v, t] : pinned) {
@@ -191,7 +205,7 @@ int completeShapesViaLiftedConstants(ir::Model& m) {
     int gained = 0;
     for (ValueId v : m.graph.valueIds()) {
         auto& val = m.graph.value(v);
-        if (val.isOuterScope || val.isGraphInput || val.initializer || tensorBytes(val.type)) continue;
+        if (!unknownSize(val)) continue;
         auto other = g.findValue(val.name);
         if (!other || !tensorBytes(g.value(*other).type)) continue;
         val.type = g.value(*other).type;

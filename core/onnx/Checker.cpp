@@ -2,13 +2,15 @@
 
 #include <onnx/checker.h>
 #include <onnx/onnx_pb.h>
+#include <google/protobuf/arena.h>
 
 #include "onnx/Export.h"
 
 namespace passlens::onnxio {
 
 std::optional<std::string> checkModel(const ir::Model& m) {
-    onnx::ModelProto mp;
+    google::protobuf::Arena arena;  // one bulk free instead of one per message
+    onnx::ModelProto& mp = *google::protobuf::Arena::CreateMessage<onnx::ModelProto>(&arena);
     exportToProto(m, mp);
     try {
         onnx::checker::check_model(mp);

@@ -26,9 +26,10 @@ Rewriter& PassContext::rewriterFor(Graph& g, const std::string& graphPath) {
 }
 
 static void visitGraphs(Graph& g, const std::string& path, const std::function<void(Graph&, const std::string&)>& f) {
-    for (NodeId n : g.nodeOrder()) {
+    for (NodeId n : g.nodesWithSubgraphs()) {
         Node& node = g.node(n);
         for (auto& a : node.attributes) {
+            if (!a.g && a.graphs.empty()) continue;
             std::string sub = (path.empty() ? "" : path + "/") + node.displayName() + "/" + a.name;
             if (a.g) visitGraphs(*a.g, sub, f);
             for (size_t i = 0; i < a.graphs.size(); ++i) visitGraphs(*a.graphs[i], sub + "[" + std::to_string(i) + "]", f);
@@ -60,7 +61,9 @@ PassResult Pass::run(Model& model, const PassOptions& options) const {
     result.ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
     result.nodesAfter = countNodesDeep(model.graph);
     result.changed = !result.changes.empty();
-    if (options.verifyStructure) {
+    // Every edit goes through the Rewriter, which records it, so a pass with no change left the
+    // graph as it found it: the structural check runs after the passes that changed something.
+    if (options.verifyStructure && result.changed) {
         VerifyResult v = verifyModel(model);
         if (!v.ok())
             throw Error(ErrorKind::Internal, "pass '" + name() + "' left a broken graph: " + v.problems.front());

@@ -115,6 +115,8 @@ class GroupGelu : public Pass {
 public:
     std::string name() const override { return "group-gelu"; }
     std::string description() const override { return "Turns each GELU (erf and tanh forms) into one call of a model-local function Gelu"; }
+    /// A call replaces the matched nodes and writes their result value, whose type stays.
+    bool preservesValueTypes() const override { return true; }
 protected:
     void runImpl(PassContext& ctx) const override;
 };
@@ -124,6 +126,8 @@ class GroupSilu : public Pass {
 public:
     std::string name() const override { return "group-silu"; }
     std::string description() const override { return "Turns each x·Sigmoid(k·x) (SiLU, QuickGELU) into one call of a model-local function Silu"; }
+    /// A call replaces the matched nodes and writes their result value, whose type stays.
+    bool preservesValueTypes() const override { return true; }
 protected:
     void runImpl(PassContext& ctx) const override;
 };
@@ -170,6 +174,8 @@ public:
     std::string description() const override {
         return "Turns each scaled dot-product attention (Q·Kᵀ, scale, mask, Softmax, ·V) into one call of a model-local function Attention";
     }
+    /// A call replaces the matched nodes and writes their result value, whose type stays.
+    bool preservesValueTypes() const override { return true; }
 protected:
     void runImpl(PassContext& ctx) const override;
 };
