@@ -11,6 +11,7 @@ class FuseConvBatchNorm : public Pass {
 public:
     std::string name() const override { return "fuse-conv-bn"; }
     std::string description() const override { return "Folds an inference BatchNormalization into the Conv before it"; }
+    bool preservesValueTypes() const override { return true; }  ///< the fused node writes the pattern's result value
 protected:
     void runImpl(PassContext& ctx) const override;
 };
@@ -20,6 +21,7 @@ class FuseLayerNorm : public Pass {
 public:
     std::string name() const override { return "fuse-layer-norm"; }
     std::string description() const override { return "Fuses a decomposed layer normalization into LayerNormalization (opset 17)"; }
+    bool preservesValueTypes() const override { return true; }  ///< the fused node writes the pattern's result value
 protected:
     void runImpl(PassContext& ctx) const override;
 };
@@ -29,6 +31,7 @@ class FuseHardSwish : public Pass {
 public:
     std::string name() const override { return "fuse-hard-swish"; }
     std::string description() const override { return "Fuses decomposed HardSigmoid and HardSwish (opset 14) forms"; }
+    bool preservesValueTypes() const override { return true; }  ///< the fused node writes the pattern's result value
 protected:
     void runImpl(PassContext& ctx) const override;
 };
@@ -38,6 +41,7 @@ class FuseMatMulAdd : public Pass {
 public:
     std::string name() const override { return "fuse-matmul-add"; }
     std::string description() const override { return "Fuses a 2-D MatMul and the Add of a constant bias into Gemm (Transposes as transA/transB)"; }
+    bool preservesValueTypes() const override { return true; }  ///< the fused node writes the pattern's result value
 protected:
     void runImpl(PassContext& ctx) const override;
 };
@@ -47,6 +51,7 @@ class FuseConvScaleShift : public Pass {
 public:
     std::string name() const override { return "fuse-conv-mul-add"; }
     std::string description() const override { return "Folds a per-channel constant Mul or Add after a Conv into its weights and bias"; }
+    bool preservesValueTypes() const override { return true; }  ///< the fused node writes the pattern's result value
 protected:
     void runImpl(PassContext& ctx) const override;
 };
@@ -56,6 +61,7 @@ class FoldConstantChains : public Pass {
 public:
     std::string name() const override { return "fold-constant-chains"; }
     std::string description() const override { return "Folds two elementwise steps by scalar constants into one ((x·a)·b → x·ab, (x+a)−b → x+(a−b))"; }
+    bool preservesValueTypes() const override { return true; }  ///< the fused node writes the pattern's result value
 protected:
     void runImpl(PassContext& ctx) const override;
 };
@@ -65,6 +71,7 @@ class FusePRelu : public Pass {
 public:
     std::string name() const override { return "fuse-prelu"; }
     std::string description() const override { return "Fuses Relu(x) − α·Relu(−x) forms into PRelu"; }
+    bool preservesValueTypes() const override { return true; }  ///< the fused node writes the pattern's result value
 protected:
     void runImpl(PassContext& ctx) const override;
 };
@@ -74,6 +81,7 @@ class FuseGlobalPool : public Pass {
 public:
     std::string name() const override { return "fuse-global-pool"; }
     std::string description() const override { return "Fuses ReduceMean over every spatial axis (one or two nodes) into GlobalAveragePool"; }
+    bool preservesValueTypes() const override { return true; }  ///< the fused node writes the pattern's result value
 protected:
     void runImpl(PassContext& ctx) const override;
 };
@@ -83,6 +91,7 @@ class FuseGelu : public Pass {
 public:
     std::string name() const override { return "fuse-gelu"; }
     std::string description() const override { return "Finds GELU (erf and tanh forms); Gelu needs opset 20, so each is reported and kept"; }
+    bool preservesValueTypes() const override { return true; }  ///< the fused node writes the pattern's result value
 protected:
     void runImpl(PassContext& ctx) const override;
 };
@@ -92,6 +101,7 @@ class FuseSilu : public Pass {
 public:
     std::string name() const override { return "fuse-silu"; }
     std::string description() const override { return "Finds x·Sigmoid(k·x) (SiLU, QuickGELU); reported and kept (no standard op)"; }
+    bool preservesValueTypes() const override { return true; }  ///< the fused node writes the pattern's result value
 protected:
     void runImpl(PassContext& ctx) const override;
 };
@@ -152,6 +162,7 @@ class DetectAttention : public Pass {
 public:
     std::string name() const override { return "detect-attention"; }
     std::string description() const override { return "Marks scaled dot-product attention (Q·Kᵀ, scale, mask, Softmax, ·V); no rewrite"; }
+    bool preservesValueTypes() const override { return true; }  ///< the fused node writes the pattern's result value
 protected:
     void runImpl(PassContext& ctx) const override;
 };
