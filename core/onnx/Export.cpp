@@ -1,6 +1,7 @@
 #include "onnx/Export.h"
 
 #include <onnx/onnx_pb.h>
+#include <google/protobuf/arena.h>
 
 #include <filesystem>
 #include <fstream>
@@ -192,7 +193,8 @@ void exportWith(const Model& m, onnx::ModelProto& mp, ExternalWriter* ext, bool 
 void exportToProto(const Model& m, onnx::ModelProto& out) { exportWith(m, out, nullptr, true); }
 
 std::string exportModelBytes(const Model& m) {
-    onnx::ModelProto mp;
+    google::protobuf::Arena arena;  // a 24k-node proto frees in one go rather than per message
+    onnx::ModelProto& mp = *google::protobuf::Arena::CreateMessage<onnx::ModelProto>(&arena);
     exportToProto(m, mp);
     std::string bytes;
     if (!mp.SerializeToString(&bytes))
@@ -203,7 +205,8 @@ std::string exportModelBytes(const Model& m) {
 void exportModelFile(const Model& m, const std::string& path, const ExportOptions& options) {
     std::string dir = std::filesystem::path(path).parent_path().string();
     ExternalWriter ext(dir.empty() ? "." : dir, options);
-    onnx::ModelProto mp;
+    google::protobuf::Arena arena;
+    onnx::ModelProto& mp = *google::protobuf::Arena::CreateMessage<onnx::ModelProto>(&arena);
     exportWith(m, mp, &ext, options.writeValueInfo);
     std::ofstream out(path, std::ios::binary | std::ios::trunc);
     if (!out) throw Error(ErrorKind::BadInput, "cannot write '" + path + "'");

@@ -25,32 +25,46 @@ protected:
     }
 
 private:
+    /// f(v) for each value node `n` reads: its inputs, or readsOf (captures too) when it holds
+    /// subgraphs; no vector per node on the common path.
+    template <typename F>
+    static void forEachRead(const Graph& g, NodeId n, F&& f) {
+        const Node& node = g.node(n);
+        if (node.hasSubgraphs()) {
+            for (ValueId v : g.readsOf(n)) f(v);
+            return;
+        }
+        for (ValueId v : node.inputs)
+            if (v != kNone) f(v);
+    }
+
     static void sweepGraph(Rewriter& rw) {
         Graph& g = rw.graph();
         rw.setRule("dead-node");
         // Liveness backwards from the graph outputs, through explicit and captured reads.
-        std::unordered_set<ValueId> liveValues(g.outputs().begin(), g.outputs().end());
+        // Flags indexed by value id (ids are dense), not hash sets: this runs on every graph size.
+        std::vector<char> liveValues(g.valueIdLimit(), 0);
+        for (ValueId v : g.outputs()) liveValues[v] = 1;
         auto order = g.topologicalOrder().value_or(g.nodeOrder());
         std::vector<NodeId> dead;
         for (auto it = order.rbegin(); it != order.rend(); ++it) {
             const Node& n = g.node(*it);
             bool live = std::any_of(n.outputs.begin(), n.outputs.end(),
-                                    [&](ValueId v) { return v != kNone && liveValues.count(v); });
+                                    [&](ValueId v) { return v != kNone && liveValues[v]; });
             if (!live) { dead.push_back(*it); continue; }
-            for (ValueId v : g.readsOf(*it)) liveValues.insert(v);
+            forEachRead(g, *it, [&](ValueId v) { liveValues[v] = 1; });
         }
         for (NodeId n : dead) {  // consumers first (reverse topological order)
             // Outputs read only by already-erased nodes are unread now.
             rw.eraseNode(n, "no output of " + g.node(n).displayName() + " reaches a graph output");
         }
         rw.setRule("unused-initializer");
-        std::unordered_set<ValueId> read;
-        for (NodeId n : g.nodeOrder())
-            for (ValueId v : g.readsOf(n)) read.insert(v);
+        std::vector<char> read(g.valueIdLimit(), 0);
+        for (NodeId n : g.nodeOrder()) forEachRead(g, n, [&](ValueId v) { read[v] = 1; });
         std::vector<ValueId> inits = g.initializerOrder();
         for (ValueId v : inits) {
             const Value& val = g.value(v);
-            if (read.count(v) || val.isGraphOutput || !val.consumers.empty()) continue;
+            if (read[v] || val.isGraphOutput || !val.consumers.empty()) continue;
             if (val.isGraphInput) {
                 rw.missed({}, "not removed: initializer '" + val.name + "' is also a graph input (callers may override it)", {v});
                 continue;
