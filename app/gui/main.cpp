@@ -2,7 +2,9 @@
 // `passlens --time-open MODEL` measures opening: import, grouping, layout and the first painted
 // frame of the graph, one line each on stdout; then how long until the window's analyses (memory
 // plan, dominator tree, fusion groups) have landed and the longest the GUI thread was blocked
-// after the first frame (what a user feels as a frozen window), then exits.
+// after the first frame (what a user feels as a frozen window), then exits. With `--time-step` it
+// then runs the extended pipeline in the stepper and times showing each step (median and max from
+// choosing the row until the step's drawing is in the view).
 #include <QApplication>
 #include <QCommandLineParser>
 #include <QElapsedTimer>
@@ -11,17 +13,21 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <vector>
 
 #include "MainWindow.h"
 #include "examples/Examples.h"
 #include "graph/GraphView.h"
+#include "stepper/PassTableModel.h"
+#include "stepper/StepperPanel.h"
 
 namespace {
 
 /// Prints the timings once the graph view has painted the model's drawing, then quits.
 class FirstFrameProbe : public QObject {
 public:
-    FirstFrameProbe(passlens::ui::MainWindow& window, QElapsedTimer& clock) : window_(window), clock_(clock) {
+    FirstFrameProbe(passlens::ui::MainWindow& window, QElapsedTimer& clock, bool timeSteps)
+        : window_(window), clock_(clock), timeSteps_(timeSteps) {
         connect(&window, &passlens::ui::MainWindow::layoutReady, this, [this] {
             armed_ = true;
             window_.graphView()->viewport()->update();
@@ -85,21 +91,68 @@ protected:
         if (snap)
             for (const auto& n : snap->display.nodes)
                 if (n.kind == passlens::layout::DisplayNode::Kind::Group) { group = n.group; break; }
-        if (group == UINT32_MAX) std::_Exit(0);  // a small model, drawn whole
+        if (group == UINT32_MAX) return finishOrTimeSteps();  // a small model, drawn whole
         const qint64 start = clock_.nsecsElapsed();
         connect(&window_, &passlens::ui::MainWindow::expansionShown, this, [this, start] {
+            if (expandReported_) return;
+            expandReported_ = true;
             std::printf("expand one group: %.2f s\n", double(clock_.nsecsElapsed() - start) / 1e9);
             std::fflush(stdout);
-            // Work still queued in the pool is not waited for.
-            std::_Exit(0);
+            finishOrTimeSteps();
         });
         window_.setGroupExpanded(group, true);
+    }
+
+    void finishOrTimeSteps() {
+        if (!timeSteps_) std::_Exit(0);  // work still queued in the pool is not waited for
+        auto* stepper = window_.stepper();
+        const qint64 start = clock_.nsecsElapsed();
+        connect(stepper, &passlens::ui::StepperPanel::runFinished, this, [this, stepper, start] {
+            std::printf("run passes (extended): %.2f s\n", double(clock_.nsecsElapsed() - start) / 1e9);
+            std::fflush(stdout);
+            rows_ = stepper->tableModel()->rowCount();
+            if (rows_ < 2) std::_Exit(0);
+            connect(&window_, &passlens::ui::MainWindow::stepShown, this, [this](int row) { stepLanded(row); });
+            chooseStep(1);
+        });
+        stepper->setLevel("extended");
+        stepper->run();
+    }
+
+    void chooseStep(int row) {
+        stepStart_ = clock_.nsecsElapsed();
+        window_.stepper()->setCurrentRow(row);
+        // A step that never lands is a finding, not a hang.
+        QTimer::singleShot(60000, this, [this, row, landed = stepSeconds_.size()] {
+            if (stepSeconds_.size() > landed) return;
+            std::fprintf(stderr, "error: step %d was not shown within 60 s\n", row);
+            std::_Exit(1);
+        });
+    }
+
+    /// One step is in the view: note its time, choose the next; at the end print median and max.
+    void stepLanded(int row) {
+        if (row != window_.stepper()->currentRow()) return;
+        stepSeconds_.push_back(double(clock_.nsecsElapsed() - stepStart_) / 1e9);
+        if (row + 1 < rows_) {
+            QTimer::singleShot(0, this, [this, row] { chooseStep(row + 1); });
+            return;
+        }
+        auto sorted = stepSeconds_;
+        std::sort(sorted.begin(), sorted.end());
+        std::printf("step (%zu steps): median %.2f s, max %.2f s\n", sorted.size(), sorted[sorted.size() / 2], sorted.back());
+        std::fflush(stdout);
+        std::_Exit(0);
     }
 
 private:
     passlens::ui::MainWindow& window_;
     QElapsedTimer& clock_;
-    bool armed_ = false, done_ = false;
+    const bool timeSteps_;
+    bool armed_ = false, done_ = false, expandReported_ = false;
+    int rows_ = 0;
+    qint64 stepStart_ = 0;
+    std::vector<double> stepSeconds_;
     double firstFrame_ = 0, longestBlock_ = 0;
     qint64 last_ = 0;
     int quietBeats_ = 0;
@@ -124,11 +177,13 @@ int main(int argc, char** argv) {
     parser.addOption(example);
     QCommandLineOption timeOpen("time-open", "Open MODEL, print import/grouping/layout/first-frame times, exit.", "model");
     parser.addOption(timeOpen);
+    QCommandLineOption timeStep("time-step", "With --time-open: then run the extended passes and time showing each step.");
+    parser.addOption(timeStep);
     parser.process(app);
 
     passlens::ui::MainWindow window;
     if (parser.isSet(timeOpen)) {
-        auto* probe = new FirstFrameProbe(window, clock);
+        auto* probe = new FirstFrameProbe(window, clock, parser.isSet(timeStep));
         probe->setParent(&window);
         window.show();
         if (!window.openFile(parser.value(timeOpen))) return 2;
