@@ -5,7 +5,7 @@ set -euo pipefail
 
 PACKAGES=(
   build-essential cmake ninja-build pkg-config git ca-certificates ccache
-  qt6-base-dev qt6-base-dev-tools qt6-svg-dev qt6-charts-dev libqt6opengl6-dev libgl-dev libxkbcommon-dev
+  qt6-base-dev qt6-base-dev-tools qt6-svg-dev libqt6opengl6-dev libgl-dev libxkbcommon-dev
   libgraphviz-dev graphviz
   libonnx-dev libonnx-testdata libprotobuf-dev protobuf-compiler
   libopenblas-dev nlohmann-json3-dev

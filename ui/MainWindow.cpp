@@ -110,7 +110,9 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     QSettings settings;
     resize(1440, 900);
     restoreGeometry(settings.value("window/geometry").toByteArray());
-    restoredState_ = restoreState(settings.value("window/state").toByteArray());
+    // A state saved by a build with another dock layout is dropped (restoreState checks the
+    // version), so the docks come back as this build lays them out rather than as a stale mix.
+    restoredState_ = restoreState(settings.value("window/state").toByteArray(), kWindowStateVersion);
     foldConstants_ = settings.value("view/foldConstants", true).toBool();
 }
 
@@ -644,7 +646,7 @@ void MainWindow::showWhyNotFused(ir::NodeId id) {
 void MainWindow::closeEvent(QCloseEvent* e) {
     QSettings s;
     s.setValue("window/geometry", saveGeometry());
-    s.setValue("window/state", saveState());
+    s.setValue("window/state", saveState(kWindowStateVersion));
     QMainWindow::closeEvent(e);
 }
 

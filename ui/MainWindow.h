@@ -3,6 +3,7 @@
 // properties and model facts, find bar, recent files, export, settings kept with QSettings.
 // The pass stepper, change log, remarks and memory docks live in MainWindowStepper.cpp.
 #include <QMainWindow>
+#include <QStringList>
 #include <functional>
 #include <map>
 #include <memory>
@@ -11,6 +12,7 @@
 #include "ir/Model.h"
 #include "stepper/DiffStyle.h"
 
+class QFontMetrics;
 class QLabel;
 class QLineEdit;
 class QMenu;
@@ -34,9 +36,21 @@ class PropertiesPanel;
 class RemarksPanel;
 class StepperPanel;
 
+/// "graph ▸ … ▸ layer.3 ▸ attention ▸ MatMul": `path` joined with " ▸ ", or, when that is wider
+/// than `maxWidth`, the first segment, an ellipsis and as many of the last segments as fit (the
+/// last one always). Used for the status bar's breadcrumb.
+QString elidePathMiddle(const QStringList& path, const QFontMetrics& metrics, int maxWidth);
+
 class MainWindow : public QMainWindow {
     Q_OBJECT
 public:
+    /// Version of the saved dock layout (QMainWindow::saveState): raise it whenever docks are
+    /// added, removed or renamed, so a saved layout from an older build is not restored.
+    static constexpr int kWindowStateVersion = 2;
+    /// Whether the constructor restored a saved dock layout (false on first start or after a
+    /// version change).
+    bool restoredWindowState() const { return restoredState_; }
+
     explicit MainWindow(QWidget* parent = nullptr);
     ~MainWindow() override;
 

@@ -1,5 +1,6 @@
 // MainWindow: large graphs drawn through their hierarchy. Groups open and close in place
 // (double-click, the View ▸ Groups menu, find), a breadcrumb names where the selection sits.
+#include <QFontMetrics>
 #include <QFutureWatcher>
 #include <QLabel>
 #include <QMenu>
@@ -106,13 +107,39 @@ void MainWindow::updateBreadcrumb() {
     QString text = tr("%1 groups (%2) · %3 open").arg(h.groups.size() - 1)
                        .arg(QString::fromStdString(std::string(hierarchy::sourceName(h.naming))))
                        .arg(snap->expanded.size() - 1);
+    QString full = text;
     if (ir::NodeId id = mainView_->selectedNode(); id != ir::kNone) {
         QStringList path{tr("graph")};
         for (auto g : h.pathTo(id)) path << QString::fromStdString(h.group(g).name);
         path << QString::fromStdString(snap->graph->node(id).displayName());
-        text = path.join(" ▸ ");
+        full = path.join(" ▸ ");
+        // A deep path would push the status bar's other widgets off the window: keep the top and
+        // the segments nearest the node, the whole path in the tooltip.
+        text = elidePathMiddle(path, breadcrumb_->fontMetrics(), std::max(240, width() / 2));
     }
     breadcrumb_->setText(text);
+    breadcrumb_->setToolTip(full);
+}
+
+QString elidePathMiddle(const QStringList& path, const QFontMetrics& metrics, int maxWidth) {
+    const QString sep = " ▸ ";
+    QString whole = path.join(sep);
+    if (path.size() <= 2 || metrics.horizontalAdvance(whole) <= maxWidth) return whole;
+    // The first segment, an ellipsis, then as many trailing segments as fit (at least the last).
+    QStringList tail{path.back()};
+    for (qsizetype i = path.size() - 2; i >= 1; --i) {
+        QStringList candidate = tail;
+        candidate.prepend(path[i]);
+        if (metrics.horizontalAdvance(path.front() + sep + "…" + sep + candidate.join(sep)) > maxWidth) break;
+        tail = candidate;
+    }
+    if (tail.size() == path.size() - 1) return whole;
+    const QString head = path.front() + sep + "…" + sep;
+    if (tail.size() == 1) {  // even the node's own name is too long: shorten it in its middle
+        const int room = std::max(0, maxWidth - metrics.horizontalAdvance(head));
+        return head + metrics.elidedText(path.back(), Qt::ElideMiddle, room);
+    }
+    return head + tail.join(sep);
 }
 
 }  // namespace passlens::ui

@@ -140,6 +140,7 @@ void LargeGraphTest::findOpensThePathToADeepNode() {
     QCOMPARE(v->selectedNode(), target);
     auto* crumb = w.findChild<QLabel*>("breadcrumb");
     QVERIFY(crumb && crumb->text().contains("layer.149"));
+    QVERIFY(crumb->toolTip().startsWith("graph ▸ ") && crumb->toolTip().contains("layer.149/norm/Sqrt"));
 }
 
 void LargeGraphTest::stepperMarksTheGroupsAPassChanged() {

@@ -43,6 +43,44 @@ class MainWindowLayoutTest : public QObject {
 private slots:
     void init() { QSettings().clear(); }  // every test is a first start
 
+    void savedDockLayoutComesBackOnlyFromTheSameVersion() {
+        {
+            MainWindow w;
+            QVERIFY(!w.restoredWindowState());  // first start
+            w.show();
+            QVERIFY(QTest::qWaitForWindowExposed(&w));
+            w.close();  // saves geometry and dock layout
+        }
+        {
+            MainWindow again;
+            QVERIFY(again.restoredWindowState());
+        }
+        // A layout saved by a build with another dock layout (another version) is not restored.
+        QMainWindow older;
+        QSettings().setValue("window/state", older.saveState(MainWindow::kWindowStateVersion - 1));
+        MainWindow w;
+        QVERIFY(!w.restoredWindowState());
+    }
+
+    void deepBreadcrumbKeepsTheTopAndTheNodeEnd() {
+        const QFont font;
+        const QFontMetrics fm(font);
+        QStringList path{"graph", "encoder", "layers 0-99", "layer.42", "attention", "self", "/encoder/layer.42/attention/self/MatMul_1"};
+        const QString whole = path.join(" ▸ ");
+        // Wide enough: the whole path.
+        QCOMPARE(ui::elidePathMiddle(path, fm, fm.horizontalAdvance(whole) + 10), whole);
+        // Narrower: the top, an ellipsis and the segments nearest the node that fit.
+        const QString expected = "graph ▸ … ▸ attention ▸ self ▸ " + path.back();
+        const QString cut = ui::elidePathMiddle(path, fm, fm.horizontalAdvance(expected) + 2);
+        QCOMPARE(cut, expected);
+        // Room for less than the node's own name: that name is shortened in its middle.
+        const int tight = fm.horizontalAdvance("graph ▸ … ▸ ") + fm.horizontalAdvance(path.back()) / 2;
+        const QString tiny = ui::elidePathMiddle(path, fm, tight);
+        QVERIFY2(tiny.startsWith("graph ▸ … ▸ /enc") && tiny.count("…") == 2, qPrintable(tiny));
+        QVERIFY2(fm.horizontalAdvance(tiny) <= tight, qPrintable(tiny));
+        QVERIFY2(tiny.endsWith("MatMul_1"), qPrintable(tiny));
+    }
+
     void graphGetsMostOfTheFirstWindow() {
         MainWindow w;
         w.resize(1440, 900);
