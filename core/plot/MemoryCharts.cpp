@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <numeric>
 #include <unordered_map>
 
@@ -206,6 +207,73 @@ std::vector<LifetimeBar> mergeSubPixelBars(const std::vector<LifetimeBar>& bars,
             open = true;
         }
         if (open) out.push_back(piece);
+        i = j;
+    }
+    return out;
+}
+
+std::vector<ArenaRect> mergeSubPixelRects(const std::vector<ArenaRect>& rects, double pixel) {
+    // Small = narrower or lower than a pixel. A tall, narrow buffer (big, short-lived) becomes a
+    // span in each pixel row it crosses; its neighbours in time then join it row by row.
+    auto small = [&](const ArenaRect& r) { return r.rect.width < pixel || r.rect.height < pixel; };
+    std::vector<ArenaRect> out;
+    // Pixel row -> [x0, x1) pixel spans. With thousands of bands (one per start offset) a pixel
+    // shows one color anyway, so spans of any band join; a run keeps the buffer and band of its
+    // leftmost span, as the lifetime LOD keeps the color of its first bar.
+    struct Span { double x0, x1; int buffer, band; };
+    std::map<long long, std::vector<Span>> rows;
+    for (const auto& r : rects) {
+        if (!small(r)) {
+            out.push_back(r);
+            continue;
+        }
+        const double x0 = std::floor(r.rect.x / pixel), x1 = std::max(x0 + 1, std::ceil((r.rect.x + r.rect.width) / pixel));
+        const auto y0 = static_cast<long long>(std::floor(r.rect.y / pixel));
+        const auto y1 = std::max(y0 + 1, static_cast<long long>(std::ceil((r.rect.y + r.rect.height) / pixel)));
+        for (long long y = y0; y < y1; ++y) rows[y].push_back({x0, x1, r.buffer, r.band});
+    }
+    if (rows.empty()) return rects;
+    for (auto& [y, spans] : rows) {
+        std::stable_sort(spans.begin(), spans.end(), [](const Span& a, const Span& b) { return a.x0 < b.x0; });
+        Span run = spans.front();
+        auto flush = [&, row = y] {
+            out.push_back({run.buffer, run.band, {run.x0 * pixel, double(row) * pixel, (run.x1 - run.x0) * pixel, pixel}});
+        };
+        for (size_t i = 1; i < spans.size(); ++i) {
+            if (spans[i].x0 <= run.x1) {
+                run.x1 = std::max(run.x1, spans[i].x1);
+                continue;
+            }
+            flush();
+            run = spans[i];
+        }
+        flush();
+    }
+    return out;
+}
+
+std::vector<Point> decimateStepCurve(const std::vector<Point>& curve, double pixel) {
+    if (curve.size() < 4) return curve;
+    // Step widths: the curve holds two points per step, (x(s), y) and (x(s+1), y).
+    if (curve[1].x - curve[0].x >= pixel) return curve;
+    std::vector<Point> out;
+    size_t i = 0;
+    while (i < curve.size()) {
+        const double column = std::floor(curve[i].x / pixel);
+        size_t j = i;
+        double lo = curve[i].y, hi = curve[i].y;
+        while (j < curve.size() && std::floor(curve[j].x / pixel) == column) {
+            lo = std::min(lo, curve[j].y);
+            hi = std::max(hi, curve[j].y);
+            ++j;
+        }
+        const Point& first = curve[i];
+        const Point& last = curve[j - 1];
+        out.push_back(first);
+        // Pixel y grows downwards: the highest value is the smallest y.
+        if (lo != first.y && lo != last.y) out.push_back({first.x, lo});
+        if (hi != first.y && hi != last.y) out.push_back({first.x, hi});
+        if (j - 1 != i) out.push_back(last);
         i = j;
     }
     return out;

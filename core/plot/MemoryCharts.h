@@ -89,6 +89,21 @@ struct LiveBytesSeries {
 
 LiveBytesSeries layoutLiveBytes(const memory::MemoryPlan& plan, const PlotArea& area);
 
+/// Level of detail for the arena chart: rectangles smaller than a `pixel` in width or height
+/// (20k buffers on a few hundred pixels) become pixel-row runs: every
+/// pixel they touch, joined left to right where they touch, so one repaint fills a few thousand
+/// runs instead of every buffer. A run keeps the buffer and band (color) of its leftmost piece: a
+/// pixel shows one color however many sub-pixel buffers share it. Other rectangles come back
+/// unchanged (first); every pixel a small rectangle touched stays covered. Hit tests keep the
+/// full set.
+std::vector<ArenaRect> mergeSubPixelRects(const std::vector<ArenaRect>& rects, double pixel = 1.0);
+
+/// Level of detail for the live-bytes curve: with more steps than pixel columns, each column keeps
+/// the value it starts with, its lowest and highest and the one it ends with (at most four points
+/// per column, in x order), so the peak and the dips stay visible and the path stays short. A
+/// curve with steps at least `pixel` wide comes back unchanged.
+std::vector<Point> decimateStepCurve(const std::vector<Point>& curve, double pixel = 1.0);
+
 /// Number of schedule steps of a plan (at least 1 so scales never collapse).
 int stepCount(const memory::MemoryPlan& plan);
 /// First step that produces a planned tensor. The x axes start there: on real models the first

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <map>
 
 #include "examples/Examples.h"
 #include "examples/Builder.h"
@@ -314,4 +315,102 @@ TEST(PlotLevelOfDetail, BarsOfAPixelOrMoreAreUnchanged) {
     const auto drawn = passlens::plot::mergeSubPixelBars(bars);
     ASSERT_EQ(drawn.size(), bars.size());
     for (size_t i = 0; i < bars.size(); ++i) EXPECT_DOUBLE_EQ(drawn[i].rect.y, bars[i].rect.y);
+}
+
+namespace {
+
+/// `n` buffers of a 20k-tensor plan squeezed into a 400×300 px arena chart, in `bands` bands.
+std::vector<passlens::plot::ArenaRect> scatteredRects(int n, int bands) {
+    std::vector<passlens::plot::ArenaRect> rects;
+    uint32_t seed = 7;
+    auto next = [&] { return (seed = seed * 1664525u + 1013904223u) >> 8; };
+    for (int i = 0; i < n; ++i) {
+        // A band is one start offset: its buffers share the top edge and differ in size (height)
+        // and in the steps they live (x, width).
+        const int band = static_cast<int>(next() % static_cast<uint32_t>(bands));
+        const double y = band * (300.0 / bands) + 0.3;
+        const double x = (next() % 40000) / 100.0;
+        rects.push_back({i, band, {x, y, (next() % 100) / 100.0 * 3, 0.05 + (next() % 90) / 100.0}});
+    }
+    return rects;
+}
+
+bool coveredWhenDrawn(const passlens::plot::ArenaRect& r, const std::vector<passlens::plot::ArenaRect>& drawn) {
+    // Every pixel cell the rectangle touches (at least one) lies inside a drawn rectangle.
+    const double x0 = std::floor(r.rect.x), y0 = std::floor(r.rect.y);
+    const double x1 = std::max(x0 + 1, std::ceil(r.rect.x + r.rect.width)), y1 = std::max(y0 + 1, std::ceil(r.rect.y + r.rect.height));
+    for (double y = y0; y < y1; ++y)
+        for (double x = x0; x < x1; ++x) {
+            bool in = false;
+            for (const auto& d : drawn)
+                if (d.rect.contains(x + 0.5, y + 0.5)) in = true;
+            if (!in) return false;
+        }
+    return true;
+}
+
+}  // namespace
+
+TEST(PlotLevelOfDetail, TwentyThousandArenaRectsBecomePixelRunsCoveringTheSamePixels) {
+    const auto rects = scatteredRects(20000, 8);
+    const auto drawn = passlens::plot::mergeSubPixelRects(rects);
+    EXPECT_LT(drawn.size(), rects.size() / 4);
+    for (size_t i = 0; i < rects.size(); i += 97) ASSERT_TRUE(coveredWhenDrawn(rects[i], drawn)) << "buffer " << i;
+    // With a few buffers of a pixel or more among them: those stay as they are.
+    auto mixed = rects;
+    mixed[5].rect.width = mixed[5].rect.height = 6;
+    const auto drawnMixed = passlens::plot::mergeSubPixelRects(mixed);
+    ASSERT_FALSE(drawnMixed.empty());
+    EXPECT_EQ(drawnMixed.front().buffer, 5);
+    EXPECT_DOUBLE_EQ(drawnMixed.front().rect.height, 6);
+}
+
+TEST(PlotLevelOfDetail, ArenaRectsOfAPixelOrMoreAreUnchanged) {
+    std::vector<passlens::plot::ArenaRect> rects{{0, 0, {0, 0, 10, 5}}, {1, 1, {20.5, 3.25, 4, 1}}};
+    const auto drawn = passlens::plot::mergeSubPixelRects(rects);
+    ASSERT_EQ(drawn.size(), 2u);
+    EXPECT_DOUBLE_EQ(drawn[1].rect.x, 20.5);
+    EXPECT_DOUBLE_EQ(drawn[1].rect.y, 3.25);
+}
+
+TEST(PlotLevelOfDetail, SubPixelArenaRectsInOnePixelRowJoinWithTheLeftmostColor) {
+    // Two touching sub-pixel buffers of different bands in pixel row 0, one 10 px away.
+    std::vector<passlens::plot::ArenaRect> rects{{0, 3, {0.2, 0.1, 0.5, 0.2}}, {1, 1, {0.9, 0.2, 0.5, 0.2}}, {2, 1, {12, 0.2, 0.5, 0.2}}};
+    const auto drawn = passlens::plot::mergeSubPixelRects(rects);
+    ASSERT_EQ(drawn.size(), 2u);
+    EXPECT_EQ(drawn[0].band, 3);
+    EXPECT_DOUBLE_EQ(drawn[0].rect.x, 0);
+    EXPECT_DOUBLE_EQ(drawn[0].rect.width, 2);
+    EXPECT_EQ(drawn[1].buffer, 2);
+}
+
+TEST(PlotLevelOfDetail, LiveBytesCurveKeepsEachColumnsPeakAndDipWithFewPoints) {
+    using passlens::plot::Point;
+    // 20k steps over 500 px: two points per step, y in pixels (small y = many live bytes).
+    std::vector<Point> curve;
+    uint32_t seed = 3;
+    for (int s = 0; s < 20000; ++s) {
+        seed = seed * 1664525u + 1013904223u;
+        const double y = 50 + (seed >> 8) % 200;
+        curve.push_back({s * 0.025, y});
+        curve.push_back({(s + 1) * 0.025, y});
+    }
+    const auto drawn = passlens::plot::decimateStepCurve(curve);
+    EXPECT_LE(drawn.size(), 4u * 501u);
+    for (size_t i = 1; i < drawn.size(); ++i) ASSERT_LE(drawn[i - 1].x, drawn[i].x);
+    // Per pixel column, the highest and lowest values are still drawn.
+    std::map<int, std::pair<double, double>> want, got;
+    auto note = [](std::map<int, std::pair<double, double>>& m, const Point& p) {
+        auto [it, fresh] = m.try_emplace(static_cast<int>(std::floor(p.x)), p.y, p.y);
+        if (!fresh) it->second = {std::min(it->second.first, p.y), std::max(it->second.second, p.y)};
+    };
+    for (const auto& p : curve) note(want, p);
+    for (const auto& p : drawn) note(got, p);
+    EXPECT_EQ(got, want);
+}
+
+TEST(PlotLevelOfDetail, LiveBytesCurveWithWideStepsIsUnchanged) {
+    using passlens::plot::Point;
+    std::vector<Point> curve{{0, 10}, {3, 10}, {3, 20}, {6, 20}};
+    EXPECT_EQ(passlens::plot::decimateStepCurve(curve).size(), curve.size());
 }

@@ -4,6 +4,7 @@
 // cancel drops a result, and a 1920×1080 screenshot compares two planners side by side.
 #include <QAbstractItemModelTester>
 #include <QDir>
+#include <QElapsedTimer>
 #include <QFile>
 #include <QImage>
 #include <QSignalSpy>
@@ -17,6 +18,7 @@
 #include "memory/MemoryPlan.h"
 #include "memory/MemoryView.h"
 #include "onnx/Import.h"
+#include "passes/PassManager.h"
 
 using namespace passlens;
 using passlens::ui::BufferTableModel;
@@ -52,6 +54,47 @@ class MemoryViewTest : public QObject {
     Q_OBJECT
 private slots:
     void initTestCase() { QDir().mkpath(PASSLENS_SCREENSHOT_DIR); }
+
+    void twentyThousandTensorsPaintAFewItemsPerPixel() {
+        // The generated 24k-node transformer, pinned and through the basic passes (its shape
+        // chains folded) so every tensor has a size: 16k planned buffers over 16k steps on charts
+        // a few hundred pixels wide.
+        onnxio::ImportOptions o;
+        o.pinnedDims = {{"batch", 1}, {"seq", 16}};
+        ir::Model imported = onnxio::importModelFile(std::string(PASSLENS_GEN_MODELS_DIR) + "/bert_l320_scoped.onnx", o);
+        passes::PassManager pm;
+        pm.addLevel(passes::Level::Basic);
+        passes::PipelineOptions po;
+        po.keepSnapshots = false;
+        pm.run(imported, po);
+        auto m = std::make_shared<const ir::Model>(std::move(imported));
+        MemoryView view;
+        view.resize(1400, 900);
+        view.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&view));
+        QVERIFY(showPlan(view, m, "bert_l320_scoped", "best", "share"));
+        for (auto* chart : view.findChildren<MemoryChartWidget*>()) {
+            if (!chart->isVisible() || chart->drawnItemCount() == 0) continue;
+            const int all = chart->drawnItemCount(), painted = chart->paintedItemCount();
+            // Painted items are bounded by the chart's pixels (a few per pixel column for the
+            // curve, pixel-row runs for the bars), not by the tensors.
+            const QString what = QString("%1: %2 painted of %3").arg(chart->objectName()).arg(painted).arg(all);
+            QVERIFY2(painted < all, qPrintable(what));
+            if (chart->kind() == MemoryChartWidget::Kind::LiveBytes) QVERIFY2(painted <= 4 * chart->width(), qPrintable(what));
+            else QVERIFY2(painted <= chart->width() * chart->height() / 8, qPrintable(what));
+            QElapsedTimer t;
+            t.start();
+            QImage img;
+            for (int i = 0; i < 5; ++i) img = chart->grab().toImage();
+            qInfo() << chart->objectName() << all << "items," << painted << "painted; repaint" << t.elapsed() / 5.0 << "ms";
+            // Drawn, not blank: several colors.
+            QSet<QRgb> colors;
+            for (int y = 0; y < img.height(); y += 7)
+                for (int x = 0; x < img.width(); x += 7) colors.insert(img.pixel(x, y));
+            QVERIFY2(colors.size() > 3, qPrintable(chart->objectName()));
+        }
+        view.grab().save(QString(PASSLENS_SCREENSHOT_DIR) + "/memory-view-24k.png");
+    }
 
     void bufferTableModelPassesModelTester() {
         auto m = example("conv_bn_relu");

@@ -10,6 +10,7 @@
 #include <QSvgGenerator>
 #include <QToolTip>
 #include <cmath>
+#include <map>
 
 #include "plot/Scale.h"
 
@@ -168,7 +169,8 @@ void MemoryChartWidget::paintArena(QPainter& p, const plot::PlotArea& a) const {
     p.setPen(QPen(QColor(200, 40, 40), 1.5, Qt::DashLine));
     p.drawLine(QPointF(a.left, g.arenaOutline.y), QPointF(a.right(), g.arenaOutline.y));
     bool thin = g.rects.size() > 200;
-    for (const auto& r : g.rects) {
+    // Thousands of sub-pixel buffers: one fill per pixel run of a band (hit tests use g.rects).
+    for (const auto& r : plot::mergeSubPixelRects(g.rects)) {
         QRectF q = toQ(r.rect);
         if (q.height() < 1) q.setHeight(1);
         if (q.width() < 1) q.setWidth(1);
@@ -233,7 +235,12 @@ void MemoryChartWidget::paintLiveBytes(QPainter& p, const plot::PlotArea& a) con
     plot::LiveBytesSeries s = plot::layoutLiveBytes(*plan_, a);
     paintYAxis(p, a, s.yTicks, "live bytes");
     paintXAxis(p, a, s.xTicks);
-    if (!s.curve.empty()) {
+    const size_t points = s.curve.size();
+    s.curve = plot::decimateStepCurve(s.curve);  // more steps than pixel columns: a few points each
+    // A decimated curve is vertical strokes a pixel apart: antialiasing them costs a lot and shows
+    // nothing, so it is only used where steps are wider than a pixel.
+    const bool smooth = s.curve.size() == points;
+    if (!s.curve.empty() && smooth) {
         QPainterPath area;
         area.moveTo(s.curve.front().x, a.bottom());
         for (const auto& pt : s.curve) area.lineTo(pt.x, pt.y);
@@ -246,6 +253,21 @@ void MemoryChartWidget::paintLiveBytes(QPainter& p, const plot::PlotArea& a) con
         p.setRenderHint(QPainter::Antialiasing, true);
         p.strokePath(line, QPen(QColor(40, 90, 180), 1.5));
         p.setRenderHint(QPainter::Antialiasing, false);
+    } else if (!s.curve.empty()) {
+        // Decimated: per pixel column, the area up to the column's peak (a polygon of thousands of
+        // vertical spikes fills slowly) and the line through the peaks (the curve's upper envelope).
+        std::map<int, double> peakY;
+        for (const auto& pt : s.curve) {
+            auto [it, fresh] = peakY.try_emplace(static_cast<int>(std::floor(pt.x)), pt.y);
+            if (!fresh) it->second = std::min(it->second, pt.y);
+        }
+        QPolygonF line;
+        for (const auto& [x, y] : peakY) {
+            p.fillRect(QRectF(x, y, 1, a.bottom() - y), QColor(70, 120, 200, 60));
+            line << QPointF(x, y) << QPointF(x + 1, y);
+        }
+        p.setPen(QPen(QColor(40, 90, 180), 1));
+        p.drawPolyline(line);
     }
     // Arena first, lower bound on top with a shorter dash: when the plan is optimal they coincide
     // and both stay visible as one red-green line.
@@ -307,6 +329,14 @@ int MemoryChartWidget::drawnItemCount() const {
     if (kind_ == Kind::Arena) return static_cast<int>(plot::layoutArenaChart(*plan_, a).rects.size());
     if (kind_ == Kind::Lifetime) return static_cast<int>(plot::layoutLifetimeChart(*plan_, a).bars.size());
     return static_cast<int>(plan_->liveBytesPerStep.size());
+}
+
+int MemoryChartWidget::paintedItemCount() const {
+    if (!plan_) return 0;
+    plot::PlotArea a = plotArea(rect());
+    if (kind_ == Kind::Arena) return static_cast<int>(plot::mergeSubPixelRects(plot::layoutArenaChart(*plan_, a).rects).size());
+    if (kind_ == Kind::Lifetime) return static_cast<int>(plot::mergeSubPixelBars(plot::layoutLifetimeChart(*plan_, a).bars).size());
+    return static_cast<int>(plot::decimateStepCurve(plot::layoutLiveBytes(*plan_, a).curve).size());
 }
 
 QPointF MemoryChartWidget::itemCenter(int index) const {

@@ -35,6 +35,9 @@ public:
 
     /// Rectangles/bars drawn at the current size (arena: one per buffer; lifetime: one per tensor).
     int drawnItemCount() const;
+    /// What one repaint fills after level of detail: arena runs, lifetime pieces, live-bytes curve
+    /// points (at most a few per pixel, however many buffers, tensors or steps).
+    int paintedItemCount() const;
     /// Widget coordinates of the center of buffer/tensor `index`'s rectangle (arena/lifetime).
     QPointF itemCenter(int index) const;
     /// Buffer (arena) or tensor (lifetime) index under a widget point, or -1.
