@@ -89,16 +89,13 @@ REGISTER_COMMAND({
             step.name = "version-convert";
             if (options.afterPass) options.afterPass(step, model);
         }
+        // --group-functions: the group-functions pass runs last (a step with a change log, verified
+        // by --verify like the others).
+        if (args.flag("--group-functions")) pm.addPass("group-functions");
         PipelineResult result = pm.run(model, options);
         std::optional<GroupFunctionsResult> grouped;
-        if (args.flag("--group-functions")) {
-            grouped = groupIntoFunctions(model);
-            if (options.afterPass) {  // --verify: the grouped model must match too
-                PassResult r;
-                r.name = "group-functions";
-                options.afterPass(r, model);
-            }
-        }
+        for (const auto& s : result.steps)
+            if (s.result.name == "group-functions" && (!grouped || s.result.changed)) grouped = groupFunctionsResultOf(s.result);
         if (auto problem = onnxio::checkModel(model))
             err << "warning: the optimized model fails the ONNX checker: " << *problem << "\n";
         onnxio::exportModelFile(model, *outPath);

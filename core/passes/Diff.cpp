@@ -89,10 +89,11 @@ static void collectGraphs(const Graph& g, const std::string& path, std::map<std:
     }
 }
 
-std::vector<GraphDiff> diffModels(const Model& a, const Model& b) {
+/// One diff per graph path of two graph trees (a graph and its subgraphs).
+static std::vector<GraphDiff> diffGraphTrees(const Graph& a, const Graph& b) {
     std::map<std::string, const Graph*> ga, gb;
-    collectGraphs(a.graph, "", ga);
-    collectGraphs(b.graph, "", gb);
+    collectGraphs(a, "", ga);
+    collectGraphs(b, "", gb);
     std::set<std::string> paths;
     for (auto& [p, g] : ga) paths.insert(p);
     for (auto& [p, g] : gb) paths.insert(p);
@@ -104,6 +105,68 @@ std::vector<GraphDiff> diffModels(const Model& a, const Model& b) {
         out.push_back(diffGraphs(x, y, p));
     }
     return out;
+}
+
+std::vector<GraphDiff> diffModels(const Model& a, const Model& b) { return diffGraphTrees(a.graph, b.graph); }
+
+static std::string functionKey(const Function& f) { return f.domain + "::" + f.name; }
+
+static bool sameFunction(const Function& a, const Function& b) {
+    if (a.docString != b.docString || a.attributeNames != b.attributeNames ||
+        a.rawAttributeProtos != b.rawAttributeProtos || a.opsetImports.size() != b.opsetImports.size())
+        return false;
+    for (size_t i = 0; i < a.opsetImports.size(); ++i)
+        if (a.opsetImports[i].domain != b.opsetImports[i].domain || a.opsetImports[i].version != b.opsetImports[i].version)
+            return false;
+    if (a.body == b.body) return true;  // snapshots share unchanged bodies
+    if (!a.body || !b.body) return false;
+    if (a.body->inputs() != b.body->inputs() || a.body->outputs() != b.body->outputs()) return false;
+    for (const GraphDiff& d : diffGraphTrees(*a.body, *b.body))
+        if (!d.addedNodes.empty() || !d.removedNodes.empty() || !d.changedNodes.empty() || !d.addedValues.empty() ||
+            !d.removedValues.empty() || !d.changedValues.empty())
+            return false;
+    return true;
+}
+
+bool ModelLevelDiff::empty() const {
+    return addedFunctions.empty() && removedFunctions.empty() && changedFunctions.empty() && opsetChanges.empty() &&
+           irVersionBefore == irVersionAfter;
+}
+
+std::vector<std::string> ModelLevelDiff::lines() const {
+    std::vector<std::string> out;
+    for (const auto& f : addedFunctions) out.push_back("+ function " + f);
+    for (const auto& f : removedFunctions) out.push_back("- function " + f);
+    for (const auto& f : changedFunctions) out.push_back("~ function " + f);
+    auto version = [](int64_t v) { return v == 0 ? std::string("-") : std::to_string(v); };
+    for (const auto& o : opsetChanges)
+        out.push_back("opset " + (o.domain.empty() ? std::string("ai.onnx") : o.domain) + ": " + version(o.before) +
+                      " -> " + version(o.after));
+    if (irVersionBefore != irVersionAfter)
+        out.push_back("ir_version: " + std::to_string(irVersionBefore) + " -> " + std::to_string(irVersionAfter));
+    return out;
+}
+
+ModelLevelDiff diffModelLevel(const Model& a, const Model& b) {
+    ModelLevelDiff d;
+    std::map<std::string, const Function*> fa, fb;
+    for (const Function& f : a.functions) fa.emplace(functionKey(f), &f);
+    for (const Function& f : b.functions) fb.emplace(functionKey(f), &f);
+    for (const auto& [key, f] : fb) {
+        auto it = fa.find(key);
+        if (it == fa.end()) d.addedFunctions.push_back(key);
+        else if (!sameFunction(*it->second, *f)) d.changedFunctions.push_back(key);
+    }
+    for (const auto& [key, f] : fa)
+        if (!fb.count(key)) d.removedFunctions.push_back(key);
+    std::set<std::string> domains;
+    for (const auto& o : a.opsetImports) domains.insert(canonicalDomain(o.domain));
+    for (const auto& o : b.opsetImports) domains.insert(canonicalDomain(o.domain));
+    for (const std::string& dom : domains)
+        if (a.opsetFor(dom) != b.opsetFor(dom)) d.opsetChanges.push_back({dom, a.opsetFor(dom), b.opsetFor(dom)});
+    d.irVersionBefore = a.irVersion;
+    d.irVersionAfter = b.irVersion;
+    return d;
 }
 
 std::vector<NodeId> applyNodeDiff(const std::vector<NodeId>& ids, const GraphDiff& d) {

@@ -24,6 +24,25 @@ struct GraphDiff {
 std::vector<GraphDiff> diffModels(const ir::Model& a, const ir::Model& b);
 GraphDiff diffGraphs(const ir::Graph& a, const ir::Graph& b, const std::string& path = {});
 
+/// What the graph diffs cannot show: model-local functions (named "domain::name"; "changed" when
+/// the body, formal inputs/outputs, attributes or opset imports differ), opset imports and the
+/// IR version.
+struct ModelLevelDiff {
+    struct OpsetChange {
+        std::string domain;        ///< "" = ai.onnx
+        int64_t before = 0;        ///< 0 = not imported
+        int64_t after = 0;
+    };
+    std::vector<std::string> addedFunctions, removedFunctions, changedFunctions;
+    std::vector<OpsetChange> opsetChanges;
+    int64_t irVersionBefore = 0, irVersionAfter = 0;
+    bool empty() const;
+    /// One line per difference ("+ function passlens.fused::fused_0_Conv", "opset passlens.fused: - -> 1").
+    std::vector<std::string> lines() const;
+};
+ModelLevelDiff diffModelLevel(const ir::Model& a, const ir::Model& b);
+
+
 /// Where node `n` of `after` came from, from its provenance, naming the origins as `before` (or,
 /// failing that, `after`) knows them: "Gemm_5 came from MatMul_12 + Add_13"; "Relu_3 is new" when
 /// it has no provenance and did not exist in `before`; "Relu_3 is unchanged in origin" otherwise.

@@ -32,6 +32,8 @@ struct PassResult {
     bool changed = false;
     std::vector<Change> changes;
     std::vector<Remark> remarks;
+    /// Figures a pass reports besides nodes (group-functions: "functions", "kernels", ...).
+    std::map<std::string, int64_t> counters;
 };
 
 class Pass;
@@ -49,6 +51,8 @@ public:
     /// Calls f(rewriter) for the main graph and every nested subgraph (inner graphs first).
     void forEachGraph(const std::function<void(Rewriter&)>& f);
     void checkCancelled() const;
+    /// Records a figure in PassResult::counters.
+    void count(const std::string& key, int64_t value) { result_.counters[key] = value; }
 
 private:
     ir::Model& model_;

@@ -266,6 +266,30 @@ void Rewriter::removeFunction(size_t index, const std::string& reason) {
     c.nodeNames = {"function " + name};
 }
 
+void Rewriter::addFunction(Function f, const std::string& reason) {
+    std::string label = "function " + f.domain + "::" + f.name;
+    model_.functions.push_back(std::move(f));
+    Change& c = record(ChangeKind::Added, {}, reason);
+    c.nodeNames = {std::move(label)};
+}
+
+void Rewriter::setOpsetImport(const std::string& domain, int64_t version, const std::string& reason) {
+    const int64_t before = model_.opsetFor(domain);
+    if (before == version) return;
+    model_.setOpset(domain, version);
+    Change& c = record(before == 0 ? ChangeKind::Added : ChangeKind::Modified, {}, reason);
+    c.nodeNames = {"opset import " + (domain.empty() ? std::string("ai.onnx") : domain) + " " + std::to_string(version)};
+}
+
+void Rewriter::requireIrVersion(int64_t version, const std::string& reason) {
+    if (model_.irVersion >= version) return;
+    model_.irVersion = version;
+    Change& c = record(ChangeKind::Modified, {}, reason);
+    c.nodeNames = {"ir_version " + std::to_string(version)};
+}
+
+void Rewriter::restoreTopologicalOrder() { graph_.sortTopologically(); }
+
 bool Rewriter::isCapturedBySubgraph(ValueId v) const {
     const std::string& name = graph_.value(v).name;
     for (NodeId n : graph_.nodesWithSubgraphs()) {

@@ -63,6 +63,15 @@ public:
     void removeInitializer(ir::ValueId v, const std::string& reason);
     /// Removes model.functions[index] (a model-local function nothing calls).
     void removeFunction(size_t index, const std::string& reason);
+    /// Appends a model-local function; recorded as "added function <domain>::<name>".
+    void addFunction(ir::Function f, const std::string& reason);
+    /// Sets the opset import of `domain` ("" = ai.onnx); recorded when the version changes.
+    void setOpsetImport(const std::string& domain, int64_t version, const std::string& reason);
+    /// Raises the model's IR version to at least `version`; recorded when it changes.
+    void requireIrVersion(int64_t version, const std::string& reason);
+    /// Puts the node list back in topological order after rewrites that placed a node early
+    /// (order only: no change is recorded, the computation is the same).
+    void restoreTopologicalOrder();
     /// Erases values with no producer, no readers, not graph I/O and not initializers.
     void removeDeadValues();
 

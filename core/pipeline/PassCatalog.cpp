@@ -4,6 +4,7 @@
 #include "autodiff/Recompute.h"
 #include "passes/PassRegistry.h"
 #include "passes/fusion/FusionPasses.h"
+#include "passes/fusion/GroupFunctions.h"
 #include "passes/layout/LayoutPasses.h"
 
 namespace passlens::passes {
@@ -13,6 +14,7 @@ const PassRegistry& PassRegistry::global() {
         PassRegistry r;
         registerBasicPasses(r);
         registerFusionPasses(r);
+        registerGroupFunctionsPass(r);
         registerLayoutPasses(r);
         autodiff::registerAutodiffPass(r);
         autodiff::registerRecomputePass(r);

@@ -32,7 +32,7 @@ NodeId replaceByFunctionCall(Rewriter& rw, std::vector<NodeId> nodes, const std:
     auto body = functionBodyOf(g, nodes, ins, {out}, baseName);
     // One body serves calls of every shape: keep no shapes of the first call's values.
     for (ValueId v : body->valueIds()) body->value(v).type = TypeInfo{};
-    const std::string fname = addOrReuseFunction(rw.model(), body, baseName, docString + " (first: " + members + ")");
+    const std::string fname = addOrReuseFunction(rw, body, baseName, docString + " (first: " + members + ")");
     const size_t count = nodes.size();
     const NodeId call = rw.replaceNodes(nodes, fname, ins, {out}, {}, at + ": " + std::to_string(count) + " nodes become one call of " + fname,
                                         fname + "_" + g.node(anchor).displayName(), kFusedFunctionDomain);

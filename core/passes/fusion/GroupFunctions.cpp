@@ -1,6 +1,7 @@
 // Fusion groups exported as model-local functions (see GroupFunctions.h).
 #include "passes/fusion/GroupFunctions.h"
 
+#include <functional>
 #include <map>
 #include <memory>
 #include <set>
@@ -23,8 +24,10 @@ std::map<ValueId, std::vector<NodeId>> readersOf(const Graph& g) {
 }
 
 /// Groups one graph (the main graph or a subgraph body) into calls, counting into `result`.
-void groupGraph(Model& model, Graph& g, const analysis::FusionOptions& options, const std::vector<OpsetImport>& bodyOpsets,
+void groupGraph(Rewriter& rw, const analysis::FusionOptions& options, const std::vector<OpsetImport>& bodyOpsets,
                 GroupFunctionsResult& result, bool topLevel) {
+    const Model& model = rw.model();
+    const Graph& g = rw.graph();
     const analysis::FusionPlan plan = analysis::computeFusionGroups(g, options);
     const auto readers = readersOf(g);
     bool changed = false;
@@ -69,20 +72,19 @@ void groupGraph(Model& model, Graph& g, const analysis::FusionOptions& options, 
         f.opsetImports = bodyOpsets;
         f.body = body;
 
-        // Replace the members by one call; values used only inside the group go away.
-        const std::string callName = g.uniqueNodeName("fused_" + g.node(grp.anchor).displayName());
-        for (NodeId n : grp.members) g.eraseNode(n);
-        const std::set<ValueId> kept(outs.begin(), outs.end());
-        for (ValueId v : produced)
-            if (!kept.count(v)) g.removeValue(v);
-        g.addNode(fname, ins, outs, {}, callName, kFusedFunctionDomain);
-        model.functions.push_back(std::move(f));
+        // Replace the members by one call (values used only inside the group go away with them).
+        const std::string reason = "fusion group " + std::to_string(grp.id) + " (" +
+                                   std::string(analysis::patternName(grp.pattern)) + ") becomes a call of " + fname;
+        const std::string callName = "fused_" + g.node(grp.anchor).displayName();
+        rw.replaceNodes(grp.members, fname, ins, outs, {}, reason, callName, kFusedFunctionDomain);
+        rw.addFunction(std::move(f), reason);
         ++result.functions;
         if (!topLevel) ++result.subgraphFunctions;
         result.fusedNodes += grp.members.size();
         changed = true;
     }
-    if (changed) g.sortTopologically();
+    // The call stands where the group's last member stood; a reader between members moves after it.
+    if (changed) rw.restoreTopologicalOrder();
 }
 
 size_t deepCount(const Graph& g) {
@@ -160,7 +162,8 @@ std::shared_ptr<Graph> functionBodyOf(const Graph& g, const std::vector<NodeId>&
     return body;
 }
 
-std::string addOrReuseFunction(Model& model, std::shared_ptr<Graph> body, const std::string& baseName, const std::string& docString) {
+std::string addOrReuseFunction(Rewriter& rw, std::shared_ptr<Graph> body, const std::string& baseName, const std::string& docString) {
+    const Model& model = rw.model();
     const std::string signature = bodySignature(*body);
     for (const Function& f : model.functions)
         if (f.domain == kFusedFunctionDomain && f.body && bodySignature(*f.body) == signature) return f.name;
@@ -174,14 +177,19 @@ std::string addOrReuseFunction(Model& model, std::shared_ptr<Graph> body, const 
     for (const auto& op : model.opsetImports)
         if (op.domain != kFusedFunctionDomain) f.opsetImports.push_back(op);
     f.body = std::move(body);
-    model.functions.push_back(std::move(f));
-    model.setOpset(kFusedFunctionDomain, 1);
-    if (model.irVersion < 8) model.irVersion = 8;  // model-local functions arrived with IR 8
+    rw.addFunction(std::move(f), "model-local function " + name + " for " + baseName + " calls");
+    rw.setOpsetImport(kFusedFunctionDomain, 1, "calls of " + std::string(kFusedFunctionDomain) + " functions need its opset import");
+    rw.requireIrVersion(8, "model-local functions need IR version 8");
     return name;
 }
 
-GroupFunctionsResult groupIntoFunctions(Model& model, const analysis::FusionOptions& options, bool subgraphs) {
-    Graph& g = model.graph;
+namespace {
+
+/// Groups every graph of the model through its rewriter, in the order Graph::forEachGraph visits
+/// them (the order fixes the function numbers).
+GroupFunctionsResult groupGraphs(Model& model, const std::function<Rewriter&(Graph&)>& rewriterOf,
+                                 const analysis::FusionOptions& options, bool subgraphs) {
+    const Graph& g = model.graph;
     GroupFunctionsResult result;
     result.nodesBefore = g.nodeCount();
     result.deepNodesBefore = deepCount(g);
@@ -190,20 +198,85 @@ GroupFunctionsResult groupIntoFunctions(Model& model, const analysis::FusionOpti
         if (op.domain != kFusedFunctionDomain) bodyOpsets.push_back(op);
     // Collect the graphs first: grouping edits node lists that forEachGraph walks.
     std::vector<Graph*> graphs;
-    g.forEachGraph([&](Graph& sg) { graphs.push_back(&sg); });
+    model.graph.forEachGraph([&](Graph& sg) { graphs.push_back(&sg); });
     for (Graph* sg : graphs) {
         if (sg != &g && !subgraphs) continue;
-        groupGraph(model, *sg, options, bodyOpsets, result, sg == &g);
+        groupGraph(rewriterOf(*sg), options, bodyOpsets, result, sg == &g);
     }
     if (result.functions > 0) {
-        model.setOpset(kFusedFunctionDomain, 1);
-        if (model.irVersion < 8) model.irVersion = 8;  // model-local functions arrived with IR 8
+        Rewriter& top = rewriterOf(model.graph);
+        top.setOpsetImport(kFusedFunctionDomain, 1, "calls of " + std::string(kFusedFunctionDomain) + " functions need its opset import");
+        top.requireIrVersion(8, "model-local functions need IR version 8");
     }
     result.nodesAfter = g.nodeCount();
     result.deepNodesAfter = deepCount(g);
     for (NodeId n : g.nodeOrder())
         if (g.node(n).opType == "Constant" && canonicalDomain(g.node(n).domain).empty()) ++result.constantNodes;
     return result;
+}
+
+class GroupFunctionsPass : public Pass {
+public:
+    std::string name() const override { return "group-functions"; }
+    std::string description() const override {
+        return "Turns each fusion group of two or more nodes into one call of a model-local function";
+    }
+
+protected:
+    void runImpl(PassContext& ctx) const override {
+        std::map<const Graph*, Rewriter*> byGraph;
+        ctx.forEachGraph([&](Rewriter& rw) { byGraph[&rw.graph()] = &rw; });
+        const GroupFunctionsResult r =
+            groupGraphs(ctx.model(), [&](Graph& sg) -> Rewriter& { return *byGraph.at(&sg); }, {}, true);
+        ctx.count("functions", static_cast<int64_t>(r.functions));
+        ctx.count("functions_in_subgraphs", static_cast<int64_t>(r.subgraphFunctions));
+        ctx.count("fused_nodes", static_cast<int64_t>(r.fusedNodes));
+        ctx.count("nodes_before", static_cast<int64_t>(r.nodesBefore));
+        ctx.count("nodes_after", static_cast<int64_t>(r.nodesAfter));
+        ctx.count("constant_nodes", static_cast<int64_t>(r.constantNodes));
+        ctx.count("kernels", static_cast<int64_t>(r.kernels()));
+        ctx.count("deep_nodes_before", static_cast<int64_t>(r.deepNodesBefore));
+        ctx.count("deep_nodes_after", static_cast<int64_t>(r.deepNodesAfter));
+    }
+};
+
+}  // namespace
+
+GroupFunctionsResult groupIntoFunctions(Model& model, const analysis::FusionOptions& options, bool subgraphs) {
+    std::vector<Change> changes;
+    std::vector<Remark> remarks;
+    std::map<const Graph*, std::unique_ptr<Rewriter>> rewriters;
+    auto rewriterOf = [&](Graph& g) -> Rewriter& {
+        auto& rw = rewriters[&g];
+        if (!rw) rw = std::make_unique<Rewriter>(model, g, "group-functions", "", changes, remarks);
+        return *rw;
+    };
+    return groupGraphs(model, rewriterOf, options, subgraphs);
+}
+
+std::unique_ptr<Pass> makeGroupFunctionsPass() { return std::make_unique<GroupFunctionsPass>(); }
+
+void registerGroupFunctionsPass(PassRegistry& reg) {
+    // Name and description come from the pass itself, stated once. After every fusion (order 295).
+    const GroupFunctionsPass pass;
+    reg.add(pass.name(), pass.description(), Level::None, 295, makeGroupFunctionsPass);
+}
+
+GroupFunctionsResult groupFunctionsResultOf(const PassResult& r) {
+    auto get = [&](const char* key) {
+        auto it = r.counters.find(key);
+        return it == r.counters.end() ? size_t{0} : static_cast<size_t>(it->second);
+    };
+    GroupFunctionsResult g;
+    g.functions = get("functions");
+    g.subgraphFunctions = get("functions_in_subgraphs");
+    g.fusedNodes = get("fused_nodes");
+    g.nodesBefore = get("nodes_before");
+    g.nodesAfter = get("nodes_after");
+    g.constantNodes = get("constant_nodes");
+    g.deepNodesBefore = get("deep_nodes_before");
+    g.deepNodesAfter = get("deep_nodes_after");
+    return g;
 }
 
 }  // namespace passlens::passes

@@ -6,6 +6,9 @@
 
 #include "analysis/FusionGroups.h"
 #include "ir/Model.h"
+#include "passes/Pass.h"
+#include "passes/PassRegistry.h"
+#include "passes/Rewriter.h"
 
 namespace passlens::passes {
 
@@ -28,7 +31,20 @@ struct GroupFunctionsResult {
 /// outputs. Adds the opset import of kFusedFunctionDomain and raises ir_version to 8 if lower
 /// (model-local functions need it). Idempotent: calls made by an earlier run are Opaque and stay.
 /// With `subgraphs`, If/Loop bodies are grouped too (their captures become call arguments).
+/// Runs the `group-functions` pass (below) on `model` outside a pipeline, for callers that want
+/// the figures rather than the change log.
 GroupFunctionsResult groupIntoFunctions(ir::Model& model, const analysis::FusionOptions& options = {}, bool subgraphs = true);
+
+/// `group-functions`: the registered pass behind `optimize --group-functions`. Every edit (calls,
+/// functions, the opset import, the IR version) goes through the Rewriter, so the step has a
+/// change log, is verified and diffs like any other pass. Its PassResult::counters hold the
+/// GroupFunctionsResult figures (functions, functions_in_subgraphs, fused_nodes, nodes_before,
+/// nodes_after, kernels, deep_nodes_before, deep_nodes_after).
+std::unique_ptr<Pass> makeGroupFunctionsPass();
+/// Registers `group-functions` (only by name: `--passes group-functions`, `optimize --group-functions`).
+void registerGroupFunctionsPass(PassRegistry& reg);
+/// GroupFunctionsResult from a group-functions PassResult's counters.
+GroupFunctionsResult groupFunctionsResultOf(const PassResult& r);
 
 /// A function body holding copies of `nodes` (in the given, topological, order) of `g`: formal
 /// inputs `ins`, formal outputs `outs`. Any other value the nodes read must be a constant
@@ -41,7 +57,8 @@ std::shared_ptr<ir::Graph> functionBodyOf(const ir::Graph& g, const std::vector<
 /// reuses an existing one whose body computes the same thing (same ops, wiring, attributes and
 /// constants; names ignored). A different body under a taken name gets "_2", "_3", ...
 /// Adds the domain's opset import and raises ir_version to 8 if lower. Returns the name.
-std::string addOrReuseFunction(ir::Model& model, std::shared_ptr<ir::Graph> body, const std::string& baseName,
+/// Edits go through `rw` (change-log entries for the function, the opset import, the IR version).
+std::string addOrReuseFunction(Rewriter& rw, std::shared_ptr<ir::Graph> body, const std::string& baseName,
                                const std::string& docString);
 
 }  // namespace passlens::passes
