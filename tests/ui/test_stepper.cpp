@@ -149,6 +149,33 @@ private slots:
         QDir().mkpath(PASSLENS_SCREENSHOT_DIR);
     }
 
+    void groupIntoFunctionsIsALastStepWithItsChanges() {
+        MainWindow w;
+        w.show();
+        w.setModel(example("conv_bn_relu"), "conv_bn_relu");
+        w.stepper()->setGroupFunctions(true);
+        QVERIFY(runLevel(w, "extended"));
+        auto run = w.stepper()->lastRun();
+        const auto& steps = run->result->steps;
+        QVERIFY(!steps.empty());
+        QCOMPARE(QString::fromStdString(steps.back().result.name), QString("group-functions"));
+        const auto extended = passes::PassRegistry::global().pipeline(passes::Level::Extended);
+        QCOMPARE(steps.size(), extended.size() + 1);
+        // Its row is drawn like any step, and the change log names the function it added.
+        const int row = static_cast<int>(steps.size());
+        QVERIFY(showRow(w, row));
+        bool functionLogged = false;
+        auto* log = w.changeLog()->model();
+        for (int r = 0; r < log->rowCount(); ++r)
+            for (int c = 0; c < log->columnCount(); ++c)
+                functionLogged = functionLogged || log->data(log->index(r, c)).toString().contains("function");
+        QVERIFY2(functionLogged, "the group-functions step's change log names no function");
+        // Unticked: the pipeline is the level's own.
+        w.stepper()->setGroupFunctions(false);
+        QVERIFY(runLevel(w, "extended"));
+        QCOMPARE(w.stepper()->lastRun()->result->steps.size(), extended.size());
+    }
+
     // ---- GUI-less: diff states ---------------------------------------------------------------
     void diffStatesOfAHandEditedGraph() {
         const ir::Model before = examples::find("cleanup_opportunities")->build();

@@ -1,5 +1,7 @@
 #include "stepper/StepperPanel.h"
 
+#include <algorithm>
+
 #include <QCheckBox>
 #include <QComboBox>
 #include <QHBoxLayout>
@@ -66,6 +68,10 @@ StepperPanel::StepperPanel(QWidget* parent) : QWidget(parent) {
     verify_->setObjectName("verifyOutputs");
     verify_->setToolTip(tr("Run the reference interpreter on seeded random inputs before the first pass and after "
                            "each pass, and mark the first pass whose outputs differ (slower)"));
+    groupFunctions_ = new QCheckBox(tr("Group into functions"), this);
+    groupFunctions_->setObjectName("groupFunctions");
+    groupFunctions_->setToolTip(tr("Add a last step, group-functions: each TVM-style fusion group of two or more nodes "
+                                   "becomes one call of a model-local function (the model's kernels)"));
     verifyDims_ = new QLineEdit(this);
     verifyDims_->setObjectName("verifyDims");
     verifyDims_->setPlaceholderText(tr("dims N=1,H=64"));
@@ -78,6 +84,7 @@ StepperPanel::StepperPanel(QWidget* parent) : QWidget(parent) {
     top->addWidget(new QLabel(tr("Level:"), this));
     top->addWidget(level_);
     top->addWidget(passList_, 1);
+    top->addWidget(groupFunctions_);
     top->addWidget(verify_);
     top->addWidget(verifyDims_);
     top->addWidget(runButton_);
@@ -190,12 +197,19 @@ QString StepperPanel::statusText() const { return status_->text(); }
 
 std::vector<std::string> StepperPanel::requestedPasses() const {
     const QString level = level_->currentData().toString();
-    if (level != "custom") return registry_->pipeline(passes::parseLevel(level.toStdString()));
     std::vector<std::string> out;
-    for (const QString& p : passList_->text().split(',', Qt::SkipEmptyParts))
-        if (!p.trimmed().isEmpty()) out.push_back(p.trimmed().toStdString());
+    if (level != "custom") {
+        out = registry_->pipeline(passes::parseLevel(level.toStdString()));
+    } else {
+        for (const QString& p : passList_->text().split(',', Qt::SkipEmptyParts))
+            if (!p.trimmed().isEmpty()) out.push_back(p.trimmed().toStdString());
+    }
+    if (groupFunctions_->isChecked() && std::find(out.begin(), out.end(), "group-functions") == out.end())
+        out.push_back("group-functions");
     return out;
 }
+
+void StepperPanel::setGroupFunctions(bool on) { groupFunctions_->setChecked(on); }
 
 void StepperPanel::run() {
     if (!model_) return;

@@ -37,6 +37,8 @@ public:
     void setPassList(const QString& commaSeparated);
     /// Run the interpreter before the pipeline and after each pass (off by default).
     void setVerifyOutputs(bool on);
+    /// Append the `group-functions` pass (each fusion group becomes one function call) as the last step.
+    void setGroupFunctions(bool on);
     bool verifyOutputs() const;
     /// "NAME=VALUE,..." pins for the model's symbolic input dims during verification (others: 1).
     void setVerifyDims(const QString& pins);
@@ -78,6 +80,7 @@ private:
     QComboBox* level_ = nullptr;
     QLineEdit* passList_ = nullptr;
     QCheckBox* verify_ = nullptr;
+    QCheckBox* groupFunctions_ = nullptr;  ///< append group-functions: fusion groups become function calls
     QLineEdit* verifyDims_ = nullptr;
     QPushButton* runButton_ = nullptr;
     QPushButton* cancelButton_ = nullptr;
