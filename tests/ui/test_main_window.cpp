@@ -11,6 +11,8 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
+#include "ScreenshotContent.h"
+
 #include "MainWindow.h"
 #include "examples/Examples.h"
 #include "graph/GraphItems.h"
@@ -270,6 +272,7 @@ private slots:
             const QString path = QString(PASSLENS_SCREENSHOT_DIR) + "/" + s.file;
             QVERIFY(w.grab().save(path));
             QVERIFY(QImage(path).width() == 1920);
+            PASSLENS_VERIFY_DRAWN(path);
         }
     }
 };

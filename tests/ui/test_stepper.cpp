@@ -22,6 +22,8 @@
 #include <QTableView>
 #include <QTemporaryDir>
 #include <QtTest>
+
+#include "ScreenshotContent.h"
 #include <algorithm>
 
 #include "MainWindow.h"
@@ -500,6 +502,7 @@ private slots:
         QVERIFY(w.grab().save(path));
         QVERIFY(w.stepper()->grab().save(QString(PASSLENS_SCREENSHOT_DIR) + "/stepper_verify_outputs_panel.png"));
         QCOMPARE(QImage(path).width(), 1920);
+        PASSLENS_VERIFY_DRAWN(path);
     }
 
     // ---- item models ---------------------------------------------------------------------------
@@ -924,6 +927,7 @@ private slots:
             const QString path = QString(PASSLENS_SCREENSHOT_DIR) + "/stepper_diff.png";
             QVERIFY(w.grab().save(path));
             QCOMPARE(QImage(path).width(), 1920);
+            PASSLENS_VERIFY_DRAWN(path);
         }
         {
             // Single view: the fused Conv is new (green), the Conv and BatchNorm it replaced stand
@@ -975,6 +979,7 @@ private slots:
             const QString path = QString(PASSLENS_SCREENSHOT_DIR) + "/stepper_memory_two_planners.png";
             QVERIFY(w.grab().save(path));
             QCOMPARE(QImage(path).width(), 1920);
+            PASSLENS_VERIFY_DRAWN(path);
         }
     }
 };

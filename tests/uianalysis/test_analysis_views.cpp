@@ -9,6 +9,8 @@
 #include <QMenuBar>
 #include <QSignalSpy>
 #include <QtTest>
+
+#include "ScreenshotContent.h"
 #include <algorithm>
 #include <set>
 
@@ -320,6 +322,7 @@ private slots:
         const QString path = QString(PASSLENS_SCREENSHOT_DIR) + "/why_not_fused.png";
         QVERIFY(w.grab().save(path));
         QCOMPARE(QImage(path).size(), QSize(1920, 1080));
+        PASSLENS_VERIFY_DRAWN(path);
     }
 
     void fusionGroupsScreenshot() {
@@ -337,6 +340,7 @@ private slots:
         const QString path = QString(PASSLENS_SCREENSHOT_DIR) + "/fusion_groups.png";
         QVERIFY(w.grab().save(path));
         QCOMPARE(QImage(path).size(), QSize(1920, 1080));
+        PASSLENS_VERIFY_DRAWN(path);
     }
 
     void dominatorTreeScreenshot() {
@@ -353,6 +357,7 @@ private slots:
         const QString path = QString(PASSLENS_SCREENSHOT_DIR) + "/dominator_tree.png";
         QVERIFY(w.grab().save(path));
         QCOMPARE(QImage(path).size(), QSize(1920, 1080));
+        PASSLENS_VERIFY_DRAWN(path);
     }
 };
 

@@ -8,6 +8,8 @@
 #include <QSettings>
 #include <QSignalSpy>
 #include <QtTest>
+
+#include "ScreenshotContent.h"
 #include <set>
 
 #include "HierarchyModels.h"
@@ -57,7 +59,9 @@ hierarchy::GroupId collapsedLeafGroup(const ui::GraphView& v) {
 
 void screenshot(MainWindow& w, const QString& name) {
     QDir().mkpath(PASSLENS_SCREENSHOT_DIR);
-    w.grab().save(QString(PASSLENS_SCREENSHOT_DIR) + "/" + name);
+    const QImage shot = w.grab().toImage();
+    shot.save(QString(PASSLENS_SCREENSHOT_DIR) + "/" + name);
+    PASSLENS_VERIFY_DRAWN(shot);
 }
 
 }  // namespace

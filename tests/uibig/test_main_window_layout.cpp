@@ -7,6 +7,8 @@
 #include <QSignalSpy>
 #include <QtTest>
 
+#include "ScreenshotContent.h"
+
 #include "HierarchyModels.h"
 #include "MainWindow.h"
 #include "graph/GraphItems.h"
@@ -91,7 +93,9 @@ private slots:
         const double graphShare = share(*w.graphView(), w);
         qInfo() << "graph view" << w.graphView()->size() << "of" << w.size() << "=" << graphShare;
         QDir().mkpath(PASSLENS_SCREENSHOT_DIR);
-        w.grab().save(QString(PASSLENS_SCREENSHOT_DIR) + "/main-window-first-open.png");
+        const QImage shot = w.grab().toImage();
+        shot.save(QString(PASSLENS_SCREENSHOT_DIR) + "/main-window-first-open.png");
+        PASSLENS_VERIFY_DRAWN(shot);
         QVERIFY2(graphShare >= 0.6, qPrintable(QString("graph view has %1 of the window").arg(graphShare)));
         // Every dock, hidden or not, can be shown from the menus (View ▸ Panels).
         const QList<QAction*> menuActions = allMenuActions(w.menuBar()->actions());

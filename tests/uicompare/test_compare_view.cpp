@@ -10,6 +10,8 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
+#include "ScreenshotContent.h"
+
 #include "MainWindow.h"
 #include "PropertiesPanel.h"
 #include "compare/CompareView.h"
@@ -54,6 +56,7 @@ void screenshot(MainWindow& w, CompareView* view, const QString& name) {
     QApplication::processEvents();
     QVERIFY(w.grab().save(QString(PASSLENS_SCREENSHOT_DIR) + "/" + name + ".png"));
     QVERIFY(view->grab().save(QString(PASSLENS_SCREENSHOT_DIR) + "/" + name + "_tab.png"));
+    PASSLENS_VERIFY_DRAWN(QString(PASSLENS_SCREENSHOT_DIR) + "/" + name + "_tab.png");
 }
 
 }  // namespace

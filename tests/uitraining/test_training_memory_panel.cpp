@@ -8,6 +8,8 @@
 #include <QTabWidget>
 #include <QtTest>
 
+#include "ScreenshotContent.h"
+
 #include "autodiff/Autodiff.h"
 #include "examples/TrainingExamples.h"
 #include "memory/MemoryView.h"
@@ -87,7 +89,9 @@ private slots:
         QVERIFY(s.recompute.extraFlops > 0);
         QVERIFY(s.training->recomputeBuffers.count > 0);
         QVERIFY(panel.summaryText().contains("forward passes"));
-        panel.grab().save(QString(PASSLENS_SCREENSHOT_DIR) + "/training_memory_dock.png");
+        const QImage shot = panel.grab().toImage();
+        shot.save(QString(PASSLENS_SCREENSHOT_DIR) + "/training_memory_dock.png");
+        PASSLENS_VERIFY_DRAWN(shot);
 
         panel.setStrategy("budget");
         QVERIFY(waitForPlan(panel));

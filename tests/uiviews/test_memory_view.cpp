@@ -10,6 +10,8 @@
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QtTest>
+
+#include "ScreenshotContent.h"
 #include <algorithm>
 
 #include "examples/Examples.h"
@@ -262,6 +264,7 @@ private slots:
         QTest::qWait(100);  // let the layout settle after the new totals text
         QImage shot = view.grab().toImage();
         QCOMPARE(shot.size(), QSize(1920, 1080));
+        PASSLENS_VERIFY_DRAWN(shot);
         QString full = QString(PASSLENS_SCREENSHOT_DIR) + "/memory-view-1920x1080.png";
         QString small = QString(PASSLENS_SCREENSHOT_DIR) + "/memory-view.png";
         QVERIFY(shot.save(full));

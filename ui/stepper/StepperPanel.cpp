@@ -68,7 +68,7 @@ StepperPanel::StepperPanel(QWidget* parent) : QWidget(parent) {
     verify_->setObjectName("verifyOutputs");
     verify_->setToolTip(tr("Run the reference interpreter on seeded random inputs before the first pass and after "
                            "each pass, and mark the first pass whose outputs differ (slower)"));
-    groupFunctions_ = new QCheckBox(tr("Group into functions"), this);
+    groupFunctions_ = new QCheckBox(tr("+ functions"), this);
     groupFunctions_->setObjectName("groupFunctions");
     groupFunctions_->setToolTip(tr("Add a last step, group-functions: each TVM-style fusion group of two or more nodes "
                                    "becomes one call of a model-local function (the model's kernels)"));
@@ -84,7 +84,6 @@ StepperPanel::StepperPanel(QWidget* parent) : QWidget(parent) {
     top->addWidget(new QLabel(tr("Level:"), this));
     top->addWidget(level_);
     top->addWidget(passList_, 1);
-    top->addWidget(groupFunctions_);
     top->addWidget(verify_);
     top->addWidget(verifyDims_);
     top->addWidget(runButton_);
@@ -107,6 +106,7 @@ StepperPanel::StepperPanel(QWidget* parent) : QWidget(parent) {
     nav->addWidget(forward_);
     nav->addWidget(progress_);
     nav->addWidget(status_, 1);
+    nav->addWidget(groupFunctions_);  // on the second row: the first is as wide as the dock allows
     root->addLayout(nav);
 
     table_ = new PassTableModel(this);
