@@ -120,12 +120,9 @@ bool isNondeterministic(const ir::Graph& g, ir::NodeId n) {
 
 namespace {
 
+/// Static dims of an optional input (kNone: absent).
 std::optional<std::vector<int64_t>> staticDims(const ir::Graph& g, ir::ValueId v) {
-    if (v == ir::kNone) return std::nullopt;
-    const auto& val = g.value(v);
-    if (val.initializer) return val.initializer->dims;
-    if (!val.type.isTensor() || !val.type.shape || !val.type.shape->isStatic()) return std::nullopt;
-    return val.type.shape->staticDims();
+    return v == ir::kNone ? std::nullopt : g.value(v).staticDims();
 }
 
 double product(const std::vector<int64_t>& dims, size_t from = 0) {

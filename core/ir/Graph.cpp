@@ -8,6 +8,19 @@
 
 namespace passlens::ir {
 
+std::optional<std::vector<int64_t>> Value::staticDims() const {
+    if (initializer) return initializer->dims;
+    if (!type.isTensor() || !type.shape || !type.shape->isStatic()) return std::nullopt;
+    return type.shape->staticDims();
+}
+
+std::optional<size_t> Value::rank() const {
+    if (initializer) return initializer->dims.size();
+    if (!type.isTensor() || !type.shape) return std::nullopt;
+    return type.shape->rank();
+}
+
+
 namespace {
 [[noreturn]] void internalError(const std::string& m) { throw Error(ErrorKind::Internal, m); }
 

@@ -39,6 +39,11 @@ struct Value {
     bool hasValueInfo = false;      ///< the file (or shape inference) gave a value_info entry
 
     bool isConstant() const { return initializer != nullptr; }
+    /// The dims when every one is known: an initializer's own dims, else the tensor type's static
+    /// shape. The one place passes and analyses read static shapes from.
+    std::optional<std::vector<int64_t>> staticDims() const;
+    /// The rank when known (an initializer's, else the tensor type's).
+    std::optional<size_t> rank() const;
 };
 
 struct Node {

@@ -19,16 +19,6 @@ using namespace passlens::ir;
 
 namespace {
 
-std::optional<std::vector<int64_t>> staticDims(const Value& v) {
-    if (v.initializer) return v.initializer->dims;
-    if (!v.type.shape) return std::nullopt;
-    std::vector<int64_t> dims;
-    for (const Dim& d : v.type.shape->dims) {
-        if (!d.isStatic()) return std::nullopt;
-        dims.push_back(*d.value);
-    }
-    return dims;
-}
 
 /// The tensor a Constant node stands for, or nullptr for forms we do not handle (sparse).
 TensorPtr constantValue(const Node& n) {
@@ -69,7 +59,7 @@ protected:
                     why = n.displayName() + " is a Constant: its value becomes an initializer";
                 } else if ((n.opType == "Shape" || n.opType == "Size") && !n.inputs.empty() && n.inputs[0] != kNone) {
                     rw.setRule(n.opType == "Shape" ? "fold-shape" : "fold-size");
-                    auto dims = staticDims(g.value(n.inputs[0]));
+                    auto dims = g.value(n.inputs[0]).staticDims();
                     if (!dims) {
                         rw.missed({id}, "not folded: the shape of '" + g.value(n.inputs[0]).name + "' is not static", {n.inputs[0]});
                         continue;
@@ -115,7 +105,7 @@ private:
         for (ValueId v : n.outputs) {
             if (v == kNone) continue;
             const auto& type = g.value(v).type;
-            auto dims = staticDims(g.value(v));
+            auto dims = g.value(v).staticDims();
             const size_t elem = type.isTensor() ? elementSize(type.elemType) : 0;
             if (!dims || elem == 0) return std::nullopt;
             auto bytes = checkedProduct(*dims, static_cast<int64_t>(elem));

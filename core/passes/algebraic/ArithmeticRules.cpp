@@ -88,7 +88,7 @@ bool reassociate(Rewriter& rw, NodeId id, Revisit& revisit) {
     }
     // Broadcasting is associative, so x·(c1·c2) has the shape of (x·c1)·c2 whenever the latter is
     // valid; with static shapes we check it anyway.
-    auto xDims = staticDims(g.value(x)), outDims = staticDims(g.value(n.outputs[0]));
+    auto xDims = g.value(x).staticDims(), outDims = g.value(n.outputs[0]).staticDims();
     if (xDims && outDims) {
         auto newOut = broadcastDims(*xDims, *cDims);
         if (!newOut || *newOut != *outDims) {
@@ -154,7 +154,7 @@ bool mulByZero(Rewriter& rw, NodeId id) {
         rw.missed({id}, "not simplified: x*0 is not 0 for floating-point x (NaN*0 and Inf*0 are NaN); only integer tensors are folded");
         return true;
     }
-    auto dims = staticDims(g.value(out));
+    auto dims = g.value(out).staticDims();
     if (!dims) {
         rw.missed({id}, "not simplified: the output shape is not static");
         return true;

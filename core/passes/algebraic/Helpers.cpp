@@ -37,17 +37,6 @@ bool constantAll(const Value& v, double k) {
     return true;
 }
 
-std::optional<std::vector<int64_t>> staticDims(const Value& v) {
-    if (v.initializer) return v.initializer->dims;
-    if (!v.type.isTensor() || !v.type.shape) return std::nullopt;
-    std::vector<int64_t> dims;
-    for (const Dim& d : v.type.shape->dims) {
-        if (!d.isStatic()) return std::nullopt;
-        dims.push_back(*d.value);
-    }
-    return dims;
-}
-
 std::optional<std::vector<int64_t>> constantInts(const Graph& g, ValueId v) {
     if (v == kNone || !g.value(v).initializer || g.value(v).isGraphInput) return std::nullopt;
     const Tensor& t = *g.value(v).initializer;

@@ -20,7 +20,6 @@ bool sameStaticType(const ir::Value& a, const ir::Value& b);
 /// True when `v` is a constant whose every element equals `k` (float, double or integer types).
 bool constantAll(const ir::Value& v, double k);
 /// Static dims of a value (from its initializer or its type), if all are known.
-std::optional<std::vector<int64_t>> staticDims(const ir::Value& v);
 /// The elements of an int64/int32 constant input, if `v` is one.
 std::optional<std::vector<int64_t>> constantInts(const ir::Graph& g, ir::ValueId v);
 /// Integer list from attribute `attr` (older opsets) or from constant input `slot` (newer ones).

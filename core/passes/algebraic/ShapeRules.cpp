@@ -18,12 +18,6 @@ std::string intsText(const std::vector<int64_t>& v) {
     return s + "]";
 }
 
-std::optional<size_t> rankOf(const Value& v) {
-    if (v.initializer) return v.initializer->dims.size();
-    if (!v.type.isTensor() || !v.type.shape) return std::nullopt;
-    return v.type.shape->rank();
-}
-
 /// Reshape(Reshape(x, s1), s2) = Reshape(x, s2'), where s2' spells out the 0 ("copy this dim")
 /// entries of s2, which refer to the intermediate's dims, not x's.
 bool mergeReshapes(Rewriter& rw, NodeId id, Revisit& revisit) {
@@ -52,7 +46,7 @@ bool mergeReshapes(Rewriter& rw, NodeId id, Revisit& revisit) {
     }
     std::vector<int64_t> merged = *target;
     if (n.attrInt("allowzero", 0) == 0 && std::find(merged.begin(), merged.end(), 0) != merged.end()) {
-        auto midDims = staticDims(g.value(mid));
+        auto midDims = g.value(mid).staticDims();
         for (size_t i = 0; i < merged.size(); ++i) {
             if (merged[i] != 0) continue;
             if (!midDims || i >= midDims->size() || (*midDims)[i] == 0) {
@@ -100,7 +94,7 @@ bool cancelSqueezePair(Rewriter& rw, NodeId id) {
         return true;
     }
     // Both lists index the higher-rank tensor: x for Unsqueeze∘Squeeze, the middle value otherwise.
-    auto rank = rankOf(g.value(n.opType == "Squeeze" ? mid : inner.inputs[0]));
+    auto rank = g.value(n.opType == "Squeeze" ? mid : inner.inputs[0]).rank();
     auto normalize = [&](std::vector<int64_t> axes) -> std::optional<std::set<int64_t>> {
         std::set<int64_t> s;
         for (int64_t a : axes) {
@@ -129,7 +123,7 @@ bool cancelSqueezePair(Rewriter& rw, NodeId id) {
 
 /// Slice that keeps every element: starts 0, ends ≥ dim, steps 1 on a static shape.
 bool sliceIsNoOp(const Graph& g, const Node& n) {
-    auto dims = staticDims(g.value(n.inputs[0]));
+    auto dims = g.value(n.inputs[0]).staticDims();
     if (!dims) return false;
     bool hasStarts = false, hasEnds = false, hasAxes = false;
     auto starts = intsFromAttrOrInput(g, n, "starts", 1, &hasStarts);
@@ -173,10 +167,10 @@ bool expandIsNoOp(const Graph& g, const Node& n) {
     if (!shape) return false;
     const Value& x = g.value(n.inputs[0]);
     // All-ones target of no higher rank never changes anything, whatever the dims are.
-    auto rank = rankOf(x);
+    auto rank = x.rank();
     if (rank && shape->size() <= *rank && std::all_of(shape->begin(), shape->end(), [](int64_t d) { return d == 1; }))
         return true;
-    auto dims = staticDims(x);
+    auto dims = x.staticDims();
     if (!dims) return false;
     auto b = broadcastDims(*dims, *shape);
     return b && *b == *dims;

@@ -35,7 +35,7 @@ void FuseGlobalPool::runImpl(PassContext& ctx) const {
             const Node& r1 = g.node(id);
             // Start only at the first ReduceMean of a chain.
             if (producerOf(g, r1.inputs[0], "ReduceMean") != kNone) continue;
-            auto rank = rankOf(g, r1.inputs[0]);
+            auto rank = g.value(r1.inputs[0]).rank();
             if (!rank || *rank < 3 || g.value(r1.inputs[0]).type.elemType != DataType::Float) continue;
             std::set<int64_t> spatial;
             for (int64_t a = 2; a < int64_t(*rank); ++a) spatial.insert(a);

@@ -130,7 +130,7 @@ private:
             axes = a;
         }
         // The axes must be the trailing ones: [r-k, ..., r-1].
-        auto rank = rankOf(g_, m.x);
+        auto rank = g_.value(m.x).rank();
         std::vector<int64_t> norm = *axes;
         for (auto& a : norm) {
             if (a < 0 && rank) a += int64_t(*rank);

@@ -34,7 +34,7 @@ NodeId foldableTranspose(const Graph& g, ValueId v, NodeId reader) {
     NodeId t = producerOf(g, v, "Transpose");
     if (t == kNone) return kNone;
     auto perm = g.node(t).attrInts("perm");
-    if (rankOf(g, g.node(t).inputs[0]) != size_t(2) || (!perm.empty() && perm != std::vector<int64_t>{1, 0})) return kNone;
+    if (g.value(g.node(t).inputs[0]).rank() != size_t(2) || (!perm.empty() && perm != std::vector<int64_t>{1, 0})) return kNone;
     if (readOutside(g, v, {reader})) return kNone;
     return t;
 }
@@ -153,7 +153,7 @@ void FuseMatMulAdd::runImpl(PassContext& ctx) const {
                 refuse(mm.displayName() + "'s output has " + std::to_string(readerCount(g, y)) + " readers (" + readersOf(g, y) + ")", {y});
                 continue;
             }
-            auto ra = rankOf(g, a), rb = rankOf(g, b);
+            auto ra = g.value(a).rank(), rb = g.value(b).rank();
             if (ra != size_t(2) || rb != size_t(2)) {
                 refuse("Gemm needs 2-D operands, " + mm.displayName() + " multiplies ranks " + (ra ? std::to_string(*ra) : "?") +
                        " and " + (rb ? std::to_string(*rb) : "?") + flatteningNote(g, a, b, c, ra, rb));

@@ -97,7 +97,7 @@ std::optional<std::vector<int64_t>> reshapeTarget(const Graph& g, const Node& re
 /// The constant Expand target: entries equal to the input's aligned dim become 1.
 std::optional<std::vector<int64_t>> expandTarget(const Graph& g, const Node& expand, const ShapeTrace& trace, std::string& why) {
     const ValueId x = expand.inputs[0];
-    auto rank = rankOf(g, x);
+    auto rank = g.value(x).rank();
     std::vector<int64_t> target;
     const int64_t offset = (int64_t)trace.entries.size() - (rank ? (int64_t)*rank : 0);
     for (size_t j = 0; j < trace.entries.size(); ++j) {

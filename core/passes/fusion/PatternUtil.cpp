@@ -84,18 +84,6 @@ ValueId otherInput(const Node& n, ValueId x) {
     return kNone;
 }
 
-std::optional<std::vector<int64_t>> staticDims(const Graph& g, ValueId v) {
-    const auto& t = g.value(v).type;
-    if (!t.isTensor() || !t.shape || !t.shape->isStatic()) return std::nullopt;
-    return t.shape->staticDims();
-}
-
-std::optional<size_t> rankOf(const Graph& g, ValueId v) {
-    const auto& t = g.value(v).type;
-    if (!t.isTensor() || !t.shape) return std::nullopt;
-    return t.shape->rank();
-}
-
 void removeUnreadConstants(Rewriter& rw, const std::vector<ValueId>& candidates, const std::string& why) {
     Graph& g = rw.graph();
     for (ValueId v : candidates) {

@@ -29,10 +29,6 @@ size_t readerCount(const ir::Graph& g, ir::ValueId v);
 std::string readersOf(const ir::Graph& g, ir::ValueId v);
 /// Among the (two) inputs of a binary node, the one that is not `x` (kNone if neither is `x`).
 ir::ValueId otherInput(const ir::Node& n, ir::ValueId x);
-/// Static dims of `v`, when its shape is fully known.
-std::optional<std::vector<int64_t>> staticDims(const ir::Graph& g, ir::ValueId v);
-/// Rank of `v` when known.
-std::optional<size_t> rankOf(const ir::Graph& g, ir::ValueId v);
 /// Removes those of `candidates` that are initializers nothing reads any more (the constants a
 /// fusion's erased nodes read).
 void removeUnreadConstants(Rewriter& rw, const std::vector<ir::ValueId>& candidates, const std::string& why);
