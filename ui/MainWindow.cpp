@@ -43,6 +43,9 @@
 #include "ir/Error.h"
 #include "onnx/Import.h"
 #include "onnx/ModelInfo.h"
+#include "pipeline/Explain.h"
+#include "stepper/PipelineJob.h"
+#include "stepper/StepperPanel.h"
 
 namespace passlens::ui {
 
@@ -640,7 +643,20 @@ void MainWindow::setFusionClustersVisible(bool on) {
 void MainWindow::showWhyNotFused(ir::NodeId id) {
     whyNotDock_->show();
     whyNotDock_->raise();
-    whyNot_->explain(mainView_->snapshot(), id);
+    // The shown snapshot belongs to the stepper's run: explain with that run's fusion remarks
+    // instead of running the passes again (a run without fusion passes has none to offer).
+    std::shared_ptr<const analysis::FusionRemarks> remarks;
+    const SnapshotPtr shot = mainView_->snapshot();
+    const PipelineRunPtr run = stepper_->lastRun();
+    if (run && run->result && shot && shot->model && modelForRow(shownRow_) == shot->model) {
+        if (runRemarksOf_ != run->result) {
+            runRemarksOf_ = run->result;
+            auto fromRun = std::make_shared<const analysis::FusionRemarks>(analysis::fusionRemarksOf(*run->result));
+            runRemarks_ = fromRun->fusionPasses > 0 ? fromRun : nullptr;
+        }
+        remarks = runRemarks_;
+    }
+    whyNot_->explain(shot, id, remarks);
 }
 
 void MainWindow::closeEvent(QCloseEvent* e) {

@@ -25,6 +25,8 @@ class QToolButton;
 class QDockWidget;
 template <typename T> class QFutureWatcher;
 namespace passlens::ui { class DominatorTreeView; class GraphHighlighter; class WhyNotFusedPanel; }
+namespace passlens::analysis { struct FusionRemarks; }
+namespace passlens::passes { struct PipelineResult; }
 
 namespace passlens::ui {
 
@@ -75,6 +77,9 @@ private:
     DominatorTreeView* domTree_ = nullptr;
     GraphHighlighter* analysisHighlight_ = nullptr;
     WhyNotFusedPanel* whyNot_ = nullptr;
+    // "Why not fused?" reads the stepper's run: its fusion remarks, read once per run.
+    std::shared_ptr<const analysis::FusionRemarks> runRemarks_;
+    std::shared_ptr<const passes::PipelineResult> runRemarksOf_;
     QDockWidget* whyNotDock_ = nullptr;
     QAction* clustersAction_ = nullptr;
     QFutureWatcher<FusionClusters>* clusterWatcher_ = nullptr;
@@ -133,6 +138,8 @@ public:
     int shownStep() const { return shownRow_; }
     /// Diff of the shown step against the previous snapshot (empty for row 0 / no run).
     const StepDiff& shownDiff() const { return shownDiff_; }
+    /// The shown step's model-level changes (opsets, functions, IR version) in one line; empty if none.
+    const QString& shownModelDiff() const { return shownModelDiff_; }
     /// Before | after panes: removed nodes are red in the before pane (in the single view they
     /// stand as ghost items where they were, which operatorItemCount() does not count).
     void setSideBySide(bool on);
@@ -234,6 +241,7 @@ private:
     bool syncing_ = false;
     int shownRow_ = -1;
     StepDiff shownDiff_;
+    QString shownModelDiff_;
     uint64_t beforeGeneration_ = 0;
 
     // large graphs

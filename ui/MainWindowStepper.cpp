@@ -21,7 +21,9 @@
 #include "memory/MemoryChartWidget.h"
 #include "memory/MemoryView.h"
 #include "onnx/Export.h"
+#include "passes/Diff.h"
 #include "onnx/ModelInfo.h"
+#include "passes/Diff.h"
 #include "passes/Report.h"
 #include "passes/layout/LayoutPasses.h"
 #include "stepper/GhostPlacement.h"
@@ -183,10 +185,14 @@ void MainWindow::showStep(int row) {
     showMemoryOf(shown_, stepTitle);
     modelInfo_->setPlainText(QString::fromStdString(onnxio::modelInfoToText(onnxio::describeModel(*shown_))));
     updateDomainNotice();
+    // What the node diff cannot show: functions, opset imports, IR version (group-functions,
+    // version-convert, the layout pass's domain).
+    shownModelDiff_ = prev ? QString::fromStdString(passes::diffModelLevel(*prev, *m).summary()) : QString();
     if (step)
-        statusBar()->showMessage(tr("Pass %1 of %2: %3 — %4 added, %5 changed, %6 removed")
+        statusBar()->showMessage(tr("Pass %1 of %2: %3 — %4 added, %5 changed, %6 removed%7")
                                      .arg(row).arg(run->rowCount() - 1).arg(QString::fromStdString(step->result.name))
-                                     .arg(shownDiff_.added.size()).arg(shownDiff_.changed.size()).arg(shownDiff_.removed.size()),
+                                     .arg(shownDiff_.added.size()).arg(shownDiff_.changed.size()).arg(shownDiff_.removed.size())
+                                     .arg(shownModelDiff_.isEmpty() ? QString() : "; " + shownModelDiff_),
                                  8000);
     startLayout();
     if (sideBySide_) showBeforePane();
@@ -205,7 +211,8 @@ void MainWindow::updateCaption() {
     PipelineRunPtr run = stepper_->lastRun();
     const passes::PipelineStep* step = run && shownRow_ > 0 ? run->stepAt(shownRow_) : nullptr;
     if (!step) return mainView_->setCaption({});
-    mainView_->setCaption(tr("after %1").arg(QString::fromStdString(step->result.name)),
+    const QString title = tr("after %1").arg(QString::fromStdString(step->result.name));
+    mainView_->setCaption(shownModelDiff_.isEmpty() ? title : title + "  ·  " + shownModelDiff_,
                           {{styleFor(DiffState::Added).fill, tr("%1 added").arg(shownDiff_.added.size())},
                            {styleFor(DiffState::Changed).fill, tr("%1 changed").arg(shownDiff_.changed.size())},
                            {styleFor(DiffState::Removed).fill,

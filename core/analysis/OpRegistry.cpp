@@ -108,6 +108,12 @@ const std::set<std::string_view>& inplaceOps() {
 
 }  // namespace
 
+bool isCommutative(std::string_view opType, std::string_view domain) {
+    if (!domain.empty() && domain != "ai.onnx") return false;
+    static const std::set<std::string_view> ops = {"Add", "Mul", "Max", "Min", "Sum", "Mean", "And", "Or", "Xor", "Equal"};
+    return ops.count(opType) > 0;
+}
+
 bool isNondeterministic(const ir::Graph& g, ir::NodeId n) {
     const ir::Node& node = g.node(n);
     if (!node.domain.empty() && node.domain != "ai.onnx") return false;

@@ -24,6 +24,10 @@ OpPattern edgePattern(const ir::Graph& g, ir::NodeId consumer, ir::ValueId input
 /// (binary arithmetic: only the same-size input qualifies; the memory planner checks that).
 bool isInplaceElementwise(std::string_view opType, std::string_view domain = {});
 
+/// True when the op's result does not depend on the order of its inputs (Add, Mul, Max, ...), so
+/// CSE may sort them before comparing.
+bool isCommutative(std::string_view opType, std::string_view domain = {});
+
 /// True when running the node twice may give different results (random ops, Dropout fed a
 /// training_mode input): such a node may not be recomputed, merged (CSE) or folded.
 bool isNondeterministic(const ir::Graph& g, ir::NodeId n);

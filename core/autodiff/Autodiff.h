@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "ir/Model.h"
+#include "passes/Rewriter.h"
 
 namespace passlens::passes { class Rewriter; }
 
@@ -60,7 +61,8 @@ struct NodeProvenance {
     std::string note;                 ///< why these tensors were saved, when a rule had a choice
 };
 NodeProvenance provenanceOf(const ir::Node& n);
-void setProvenance(ir::Node& n, const NodeProvenance& p);
+/// Attaches `p` to node `n` through the rewriter (annotations only: nothing is recorded).
+void setProvenance(passes::Rewriter& rw, ir::NodeId n, const NodeProvenance& p);
 
 /// Forward ops with a gradient rule, sorted (docs, tests, the app's dialog).
 std::vector<std::string> coveredOps();

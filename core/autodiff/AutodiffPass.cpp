@@ -25,7 +25,7 @@ protected:
         const AutodiffOptions o = optionsFromParams(ctx.options().params, defaults_);
         // Gradient rules need ranks (and often dims) that libonnx cannot see through Constant-fed
         // Reshapes of exported models; the types come back, the graph is untouched.
-        memory::completeShapesViaLiftedConstants(ctx.model());
+        ctx.refineValueTypes([](ir::Model& m) { memory::completeShapesViaLiftedConstants(m); });
         Rewriter& rw = ctx.rewriter();
         rw.setRule("autodiff-" + o.loss);
         TrainingGraph t = buildTrainingGraph(rw, o);
@@ -62,8 +62,7 @@ std::unique_ptr<Pass> makeAutodiffPass(const AutodiffOptions& defaults) { return
 
 void registerAutodiffPass(PassRegistry& reg) {
     // Level None: only on request (--passes autodiff, the app's Build Training Graph).
-    reg.add("autodiff", "Adds a loss and the backward graph (reverse-mode gradients in standard ONNX ops)", Level::None, 50,
-            [] { return makeAutodiffPass(); });
+    reg.add<AutodiffPass>(Level::None, 50);
 }
 
 ir::Model makeTrainingModel(const ir::Model& forward, const AutodiffOptions& options) {

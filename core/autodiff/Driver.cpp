@@ -74,7 +74,7 @@ NodeId emitPlain(EmitState& st, const std::string& type, std::vector<ValueId> in
     NodeProvenance p;
     p.role = Role::Backward;
     p.forwardNode = forwardName;
-    setProvenance(st.rw.graph().node(n), p);
+    setProvenance(st.rw, n, p);
     st.emitted.push_back(n);
     return n;
 }
@@ -111,7 +111,7 @@ public:
         std::vector<ValueId> outputs = originalOutputs;
         outputs.push_back(out.loss);
         outputs.insert(outputs.end(), out.gradients.begin(), out.gradients.end());
-        g_.setOutputs(outputs);
+        st_.rw.setGraphOutputs(outputs, "the loss and the gradients of " + std::to_string(out.wrt.size()) + " tensors become outputs");
         out.backwardNodes = st_.emitted;
         return out;
     }
@@ -185,13 +185,13 @@ private:
             // Name the adjoint after its tensor (v̄ of "h" is "h_grad") where the value is ours alone.
             const Value& p = g_.value(parts[0]);
             if (st_.created.count(parts[0]) && p.producer != kNone && !p.isGraphOutput && named_.insert(parts[0]).second)
-                g_.renameValue(parts[0], g_.uniqueValueName(val.name + "_grad"));
+                st_.rw.renameValue(parts[0], g_.uniqueValueName(val.name + "_grad"));
             return parts[0];
         }
         const NodeId producer = val.producer;
         ValueId sum = st_.rw.newValue(val.name + "_grad");
         named_.insert(sum);
-        g_.value(sum).type = val.type;
+        st_.rw.setValueType(sum, val.type);
         st_.created.insert(sum);
         emitPlain(st_, "Sum", parts, sum, {}, producer, producer == kNone ? val.name : g_.node(producer).displayName(),
                   "adds the " + std::to_string(parts.size()) + " gradient contributions to '" + val.name + "'");
@@ -219,8 +219,7 @@ private:
             ValueId grad = ctx.gradIn(i);
             if (grad == kNone)
                 throw Error(ErrorKind::Internal, "gradient rule of " + after.opType + " set no gradient for input " + std::to_string(i));
-            Value& gv = g_.value(grad);
-            if (!gv.type.known() && st_.created.count(grad)) gv.type = g_.value(after.inputs[i]).type;
+            if (!g_.value(grad).type.known() && st_.created.count(grad)) st_.rw.setValueType(grad, g_.value(after.inputs[i]).type);
             contributions_[after.inputs[i]].push_back(grad);
         }
     }
@@ -240,7 +239,7 @@ private:
             zeros.push_back(wv.name);
             if (!type.shape || !type.shape->isStatic())
                 throwUnsupported("'" + wv.name + "' does not reach the loss and its shape is not static, so its zero gradient cannot be built");
-            ValueId out = g_.addValue(name, type);
+            ValueId out = st_.rw.newValueNamed(name, type);
             const size_t es = elementSize(type.elemType);
             std::vector<char> zero(es, 0);
             auto dims = type.shape->staticDims();
@@ -253,17 +252,17 @@ private:
         const bool renamable = st_.created.count(grad) && gv.producer != kNone && !gv.isGraphOutput && !claimed.count(grad) &&
                                !gv.isConstant();
         if (renamable) {
-            g_.renameValue(grad, name);
+            st_.rw.renameValue(grad, name);
             claimed.insert(grad);
             return grad;
         }
-        ValueId out = g_.addValue(name, type);
+        ValueId out = st_.rw.newValueNamed(name, type);
         emitPlain(st_, "Identity", {grad}, out, {}, kNone, wv.name, "names the gradient of '" + wv.name + "'");
         return out;
     }
 
     EmitState st_;
-    Graph& g_;
+    const Graph& g_;
     std::unordered_set<ValueId> fromWrt_;
     std::unordered_set<NodeId> onPath_;
     std::map<ValueId, std::vector<ValueId>> contributions_;

@@ -85,7 +85,7 @@ std::vector<ValueId> GradContext::opMulti(const std::string& type, std::vector<V
     p.note = note_;
     NodeId id = rw.addDerivedNode(type, std::move(inputs), outs, std::move(attrs), forward_,
                                   "gradient of " + node().displayName() + " (" + node().opType + ")", base + "/" + type);
-    setProvenance(rw.graph().node(id), p);
+    setProvenance(rw, id, p);
     state_.emitted.push_back(id);
     return outs;
 }

@@ -19,13 +19,13 @@ public:
 
     ValueId op(const std::string& type, std::vector<ValueId> inputs, TypeInfo outType, std::vector<Attribute> attrs = {},
                const std::string& valueName = {}) {
-        ValueId out = valueName.empty() ? rw_.newValue("loss_" + type) : g_.addValue(valueName);
-        g_.value(out).type = std::move(outType);
+        ValueId out = valueName.empty() ? rw_.newValue("loss_" + type, std::move(outType))
+                                        : rw_.newValueNamed(valueName, std::move(outType));
         NodeId n = rw_.addNode(type, std::move(inputs), {out}, std::move(attrs), {}, kind_ + " loss over '" + g_.value(output_).name + "'",
                                "loss/" + type);
         NodeProvenance p;
         p.role = Role::Loss;
-        setProvenance(g_.node(n), p);
+        setProvenance(rw_, n, p);
         result.nodes.push_back(n);
         return out;
     }
@@ -45,7 +45,7 @@ public:
 
 private:
     passes::Rewriter& rw_;
-    Graph& g_;
+    const Graph& g_;
     ValueId output_;
     int64_t opset_;
     std::string kind_;
@@ -58,7 +58,7 @@ void requireFreeName(const Graph& g, const std::string& name) {
 }  // namespace
 
 LossNodes addLoss(passes::Rewriter& rw, const std::string& kind, ValueId output, int64_t opset) {
-    Graph& g = rw.graph();
+    const Graph& g = rw.graph();
     const Value& y = g.value(output);
     const TypeInfo yType = y.type;
     const std::string yName = y.name;
@@ -69,7 +69,7 @@ LossNodes addLoss(passes::Rewriter& rw, const std::string& kind, ValueId output,
     LossBuilder b(rw, output, opset, kind);
     if (kind == "mse") {
         requireFreeName(g, yName + "_target");
-        ValueId target = g.addInput(yName + "_target", yType);
+        ValueId target = rw.addGraphInput(yName + "_target", yType, "the mse loss compares '" + yName + "' with this target");
         b.result.extraInput = target;
         ValueId diff = b.op("Sub", {output, target}, yType);
         ValueId sq = b.op("Mul", {diff, diff}, yType);
@@ -80,7 +80,8 @@ LossNodes addLoss(passes::Rewriter& rw, const std::string& kind, ValueId output,
         const Dim batch = yType.shape->dims[0], classes = yType.shape->dims[1];
         if (!classes.isStatic()) throwBadInput("cross-entropy needs a static class count; output '" + yName + "' is " + yType.toString());
         requireFreeName(g, yName + "_labels");
-        ValueId labels = g.addInput(yName + "_labels", TypeInfo::tensor(DataType::Int64, Shape{{batch}}));
+        ValueId labels = rw.addGraphInput(yName + "_labels", TypeInfo::tensor(DataType::Int64, Shape{{batch}}),
+                                            "the cross-entropy loss reads the class labels of '" + yName + "'");
         b.result.extraInput = labels;
         ValueId logProbs = b.op("LogSoftmax", {output}, yType, {Attribute::makeInt("axis", 1)});
         ValueId depth = b.ints({*classes.value}, "classes");

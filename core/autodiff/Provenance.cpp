@@ -40,12 +40,13 @@ std::string_view roleName(Role r) {
     return "?";
 }
 
-void setProvenance(Node& n, const NodeProvenance& p) {
-    std::erase_if(n.metadataProps, [](const StringPair& kv) { return kv.key.rfind("passlens.autodiff.", 0) == 0; });
-    n.metadataProps.push_back({kRoleKey, std::string(roleName(p.role))});
+void setProvenance(passes::Rewriter& rw, NodeId id, const NodeProvenance& p) {
+    std::vector<StringPair> props = rw.graph().node(id).metadataProps;
+    std::erase_if(props, [](const StringPair& kv) { return kv.key.rfind("passlens.autodiff.", 0) == 0; });
+    props.push_back({kRoleKey, std::string(roleName(p.role))});
     std::string doc = std::string(kDocHeader) + "\nrole: " + std::string(roleName(p.role));
     if (!p.forwardNode.empty()) {
-        n.metadataProps.push_back({kOfKey, p.forwardNode});
+        props.push_back({kOfKey, p.forwardNode});
         doc += "\nof: " + p.forwardNode;
     }
     std::string saved;
@@ -53,12 +54,12 @@ void setProvenance(Node& n, const NodeProvenance& p) {
         saved += (saved.empty() ? "" : "\n") + s;
         doc += "\nsaved: " + s;
     }
-    if (!p.saved.empty()) n.metadataProps.push_back({kSavedKey, saved});
+    if (!p.saved.empty()) props.push_back({kSavedKey, saved});
     if (!p.note.empty()) {
-        n.metadataProps.push_back({kNoteKey, p.note});
+        props.push_back({kNoteKey, p.note});
         doc += "\nnote: " + p.note;
     }
-    n.docString = doc;
+    rw.setNodeAnnotations(id, std::move(props), std::move(doc));
 }
 
 NodeProvenance provenanceOf(const Node& n) {

@@ -152,7 +152,7 @@ private:
 /// backward readers. Returns the copies.
 std::vector<NodeId> insertCopies(passes::Rewriter& rw, const ForwardFacts& facts, const std::vector<NodeId>& nodes,
                                  const std::unordered_set<ValueId>& drop) {
-    Graph& g = rw.graph();
+    const Graph& g = rw.graph();
     std::unordered_map<ValueId, ValueId> copyOf;
     for (NodeId n : nodes)
         for (ValueId v : g.node(n).outputs)
@@ -185,9 +185,9 @@ std::vector<NodeId> insertCopies(passes::Rewriter& rw, const ForwardFacts& facts
         }
         for (ValueId v : original.outputs) outputs.push_back(v == kNone ? kNone : copyOf.at(v));
         NodeId id = rw.addDerivedNode(original.opType, inputs, outputs, original.attributes, original.id,
-                                      "recomputed from " + original.displayName(), original.displayName() + "_recompute");
-        g.node(id).domain = original.domain;
-        setProvenance(g.node(id), p);
+                                      "recomputed from " + original.displayName(), original.displayName() + "_recompute",
+                                      original.domain);
+        setProvenance(rw, id, p);
         added.push_back(id);
     }
     std::reverse(added.begin(), added.end());
@@ -421,7 +421,7 @@ int64_t plannedPeak(const Model& m) {
 RecomputeResult applyRecompute(passes::Rewriter& rw, const RecomputeOptions& options) {
     RecomputeResult r;
     r.strategy = options.text();
-    Model& m = rw.model();
+    const Model& m = rw.model();
     const Graph& g = rw.graph();
     bool backward = false, recomputed = false;
     for (NodeId n : g.nodeOrder()) {

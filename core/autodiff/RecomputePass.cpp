@@ -40,8 +40,7 @@ std::unique_ptr<Pass> makeRecomputePass() { return std::make_unique<RecomputePas
 
 void registerRecomputePass(PassRegistry& reg) {
     // Level None: only on request, after autodiff (--passes autodiff,recompute).
-    reg.add("recompute", "Recomputes saved activations in the backward pass (gradient checkpointing: none | sqrt | all | budget=BYTES)",
-            Level::None, 51, [] { return makeRecomputePass(); });
+    reg.add<RecomputePass>(Level::None, 51);
 }
 
 }  // namespace passlens::autodiff

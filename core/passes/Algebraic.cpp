@@ -4,6 +4,7 @@
 // run of the pass finds nothing left to do.
 #include "onnx/SchemaValidation.h"
 #include "passes/BasicPasses.h"
+#include "passes/PassRegistry.h"
 #include "passes/algebraic/Rules.h"
 
 namespace passlens::passes {
@@ -54,5 +55,9 @@ private:
 }  // namespace
 
 std::unique_ptr<Pass> makeAlgebraicPass() { return std::make_unique<AlgebraicPass>(); }
+
+void registerAlgebraicPass(PassRegistry& reg) {
+    reg.add<AlgebraicPass>(Level::Basic, 110);
+}
 
 }  // namespace passlens::passes

@@ -6,11 +6,13 @@
 #include <optional>
 #include <set>
 
+#include "analysis/OpRegistry.h"
 #include "eval/Interpreter.h"
 #include "eval/MemoryBudget.h"
 #include "ir/Tensor.h"
 #include "ir/Error.h"
 #include "passes/BasicPasses.h"
+#include "passes/PassRegistry.h"
 #include "ir/CheckedMath.h"
 
 namespace passlens::passes {
@@ -42,7 +44,7 @@ protected:
     void runImpl(PassContext& ctx) const override {
         const int64_t limit = ctx.options().foldSizeLimitBytes;
         ctx.forEachGraph([&](Rewriter& rw) {
-            Graph& g = rw.graph();
+            const Graph& g = rw.graph();
             std::vector<NodeId> order = g.nodeOrder();
             for (NodeId id : order) {
                 if (!g.hasNode(id)) continue;
@@ -116,11 +118,9 @@ private:
     }
 
     static void foldWithInterpreter(PassContext& ctx, Rewriter& rw, NodeId id, int64_t limit) {
-        static const std::set<std::string> kNondeterministic = {
-            "RandomNormal", "RandomUniform", "RandomNormalLike", "RandomUniformLike", "Multinomial", "Bernoulli", "Dropout"};
-        Graph& g = rw.graph();
+        const Graph& g = rw.graph();
         const Node& n = g.node(id);
-        if (kNondeterministic.count(n.opType) || n.hasSubgraphs() || n.inputs.empty()) return;
+        if (analysis::isNondeterministic(g, id) || n.hasSubgraphs() || n.inputs.empty()) return;
         std::vector<TensorPtr> inputs;
         for (ValueId v : n.inputs) {
             if (v == kNone) { inputs.push_back(nullptr); continue; }
@@ -173,5 +173,9 @@ private:
 }  // namespace
 
 std::unique_ptr<Pass> makeConstantFoldingPass() { return std::make_unique<ConstantFoldingPass>(); }
+
+void registerConstantFoldingPass(PassRegistry& reg) {
+    reg.add<ConstantFoldingPass>(Level::Basic, 100);
+}
 
 }  // namespace passlens::passes

@@ -12,7 +12,10 @@
 #include <string_view>
 #include <unordered_map>
 
+#include "analysis/OpRegistry.h"
 #include "passes/BasicPasses.h"
+#include "passes/PassRegistry.h"
+#include "passes/match/Equality.h"
 
 namespace passlens::passes {
 
@@ -20,115 +23,12 @@ using namespace passlens::ir;
 
 namespace {
 
-const std::set<std::string> kCommutative = {"Add", "Mul", "Max", "Min", "Sum", "Mean", "And", "Or", "Xor", "Equal"};
-const std::set<std::string> kNondeterministic = {"RandomNormal", "RandomUniform", "RandomNormalLike",
-                                                  "RandomUniformLike", "Multinomial", "Bernoulli"};
-
-std::string attributeKey(const Attribute& a) {
-    std::ostringstream os;
-    os << a.name << ':' << (int)a.kind << ':' << a.refAttrName << ':';
-    switch (a.kind) {
-    case AttrKind::Float: { uint32_t bits; std::memcpy(&bits, &a.f, 4); os << bits; break; }
-    case AttrKind::Int: os << a.i; break;
-    case AttrKind::String: os << a.s.size() << ':' << a.s; break;
-    case AttrKind::Ints: for (auto v : a.ints) os << v << ','; break;
-    case AttrKind::Floats: for (auto v : a.floats) { uint32_t bits; std::memcpy(&bits, &v, 4); os << bits << ','; } break;
-    case AttrKind::Strings: for (auto& s : a.strings) os << s.size() << ':' << s << ','; break;
-    case AttrKind::Tensor:
-        if (a.t) os << (int)a.t->dtype << '/' << a.t->dims.size() << '/' << std::string_view((const char*)a.t->data.data(), a.t->byteSize()).size()
-                    << '/' << std::hash<std::string_view>{}(std::string_view((const char*)a.t->data.data(), a.t->byteSize()));
-        os << "@" << (const void*)a.t.get();  // distinct tensors never merge (conservative)
-        break;
-    default: os << "@" << (const void*)&a; break;  // unique: never equal
-    }
-    return os.str();
-}
-
-bool sameAttributes(const std::vector<Attribute>& a, const std::vector<Attribute>& b);
-
-/// Structural equality of two subgraphs: values are matched by position (inputs, node outputs,
-/// outputs); initializers by contents; outer-scope captures by name. Order-sensitive on purpose
-/// (conservative: two bodies that only differ in node order are reported as different).
-bool sameGraph(const Graph& a, const Graph& b) {
-    if (a.nodeCount() != b.nodeCount() || a.inputs().size() != b.inputs().size() || a.outputs().size() != b.outputs().size())
-        return false;
-    std::unordered_map<ValueId, ValueId> map;
-    auto match = [&](ValueId x, ValueId y) {
-        if (x == kNone || y == kNone) return x == y;
-        if (auto it = map.find(x); it != map.end()) return it->second == y;
-        const Value& vx = a.value(x);
-        const Value& vy = b.value(y);
-        if (vx.isOuterScope != vy.isOuterScope || vx.isGraphInput != vy.isGraphInput) return false;
-        if (vx.isOuterScope && vx.name != vy.name) return false;  // captures resolve by name
-        if ((vx.initializer == nullptr) != (vy.initializer == nullptr)) return false;
-        if (vx.initializer && !vx.initializer->sameContents(*vy.initializer)) return false;
-        if (!vx.isOuterScope && !vx.initializer && vx.producer == kNone && !vx.isGraphInput) return false;
-        map.emplace(x, y);
-        return true;
-    };
-    for (size_t i = 0; i < a.inputs().size(); ++i) {
-        if (a.value(a.inputs()[i]).type != b.value(b.inputs()[i]).type) return false;
-        map.emplace(a.inputs()[i], b.inputs()[i]);
-    }
-    for (size_t k = 0; k < a.nodeCount(); ++k) {
-        const Node& x = a.node(a.nodeOrder()[k]);
-        const Node& y = b.node(b.nodeOrder()[k]);
-        if (x.opType != y.opType || x.domain != y.domain || x.inputs.size() != y.inputs.size() ||
-            x.outputs.size() != y.outputs.size() || kNondeterministic.count(x.opType) || !sameAttributes(x.attributes, y.attributes))
-            return false;
-        for (size_t i = 0; i < x.inputs.size(); ++i)
-            if (!match(x.inputs[i], y.inputs[i])) return false;
-        for (size_t i = 0; i < x.outputs.size(); ++i) {
-            if ((x.outputs[i] == kNone) != (y.outputs[i] == kNone)) return false;
-            if (x.outputs[i] != kNone) map[x.outputs[i]] = y.outputs[i];
-        }
-    }
-    for (size_t i = 0; i < a.outputs().size(); ++i)
-        if (!match(a.outputs()[i], b.outputs()[i])) return false;
-    return true;
-}
-
-bool sameAttributes(const std::vector<Attribute>& a, const std::vector<Attribute>& b) {
-    if (a.size() != b.size()) return false;
-    auto byName = [](std::vector<const Attribute*> v) {
-        std::sort(v.begin(), v.end(), [](const Attribute* x, const Attribute* y) { return x->name < y->name; });
-        return v;
-    };
-    std::vector<const Attribute*> pa, pb;
-    for (const auto& x : a) pa.push_back(&x);
-    for (const auto& x : b) pb.push_back(&x);
-    pa = byName(pa);
-    pb = byName(pb);
-    for (size_t i = 0; i < pa.size(); ++i) {
-        const Attribute& x = *pa[i];
-        const Attribute& y = *pb[i];
-        if (x.name != y.name || x.kind != y.kind || x.refAttrName != y.refAttrName) return false;
-        switch (x.kind) {
-        case AttrKind::Graph:
-            if (!x.g || !y.g || !sameGraph(*x.g, *y.g)) return false;
-            break;
-        case AttrKind::Graphs:
-            if (x.graphs.size() != y.graphs.size()) return false;
-            for (size_t k = 0; k < x.graphs.size(); ++k)
-                if (!sameGraph(*x.graphs[k], *y.graphs[k])) return false;
-            break;
-        case AttrKind::Tensor:
-            if (!x.t || !y.t || !x.t->sameContents(*y.t)) return false;
-            break;
-        case AttrKind::Float: case AttrKind::Int: case AttrKind::String: case AttrKind::Ints: case AttrKind::Floats:
-        case AttrKind::Strings:
-            if (attributeKey(x) != attributeKey(y)) return false;
-            break;
-        default: return false;  // kinds kept as opaque bytes: never assumed equal
-        }
-    }
-    return true;
-}
+const GraphEquality kCseEquality{.randomOpsDiffer = true};
 
 bool hasNondeterministicOp(const Graph& g) {
     bool found = false;
     g.forEachGraph([&](const Graph& sub) {
-        for (NodeId n : sub.nodeOrder()) found |= kNondeterministic.count(sub.node(n).opType) > 0;
+        for (NodeId n : sub.nodeOrder()) found |= analysis::isNondeterministic(sub, n);
     });
     return found;
 }
@@ -150,7 +50,7 @@ protected:
 
 private:
     static void mergeInitializers(Rewriter& rw) {
-        Graph& g = rw.graph();
+        const Graph& g = rw.graph();
         rw.setRule("merge-initializers");
         std::unordered_map<size_t, std::vector<ValueId>> byHash;
         std::vector<ValueId> inits = g.initializerOrder();
@@ -173,7 +73,7 @@ private:
     }
 
     static void mergeNodes(Rewriter& rw) {
-        Graph& g = rw.graph();
+        const Graph& g = rw.graph();
         rw.setRule("value-numbering");
         std::unordered_map<std::string, NodeId> seen;
         std::unordered_map<std::string, std::vector<NodeId>> withBodies;  ///< key without graph attributes
@@ -181,12 +81,11 @@ private:
         for (NodeId id : order) {
             if (!g.hasNode(id)) continue;
             const Node& n = g.node(id);
-            if (kNondeterministic.count(n.opType) || n.outputs.empty()) continue;
+            if (analysis::isNondeterministic(g, id) || n.outputs.empty()) continue;
             if (n.hasSubgraphs()) {
                 mergeNodeWithBodies(rw, id, withBodies);
                 continue;
             }
-            if (n.opType == "Dropout" && n.inputs.size() > 2 && n.inputs[2] != kNone) continue;
             auto [it, inserted] = seen.emplace(nodeKey(n), id);
             if (inserted) continue;
             merge(rw, id, it->second);
@@ -195,7 +94,7 @@ private:
 
     static std::string nodeKey(const Node& n) {
         std::vector<ValueId> ins = n.inputs;
-        if (kCommutative.count(n.opType) && n.domain.empty()) std::sort(ins.begin(), ins.end());
+        if (analysis::isCommutative(n.opType, n.domain)) std::sort(ins.begin(), ins.end());
         std::ostringstream key;
         key << n.domain << '|' << n.opType << '|' << n.outputs.size() << '|';
         for (ValueId v : ins) key << v << ',';
@@ -210,7 +109,7 @@ private:
 
     /// If/Loop/Scan: merged with an earlier node of the same key whose bodies are equal.
     static void mergeNodeWithBodies(Rewriter& rw, NodeId id, std::unordered_map<std::string, std::vector<NodeId>>& seen) {
-        Graph& g = rw.graph();
+        const Graph& g = rw.graph();
         const Node& n = g.node(id);
         rw.setRule("value-numbering");
         bool nondeterministic = false;
@@ -221,7 +120,7 @@ private:
         if (nondeterministic) return;
         auto& candidates = seen[nodeKey(n)];
         for (NodeId c : candidates) {
-            if (!g.hasNode(c) || !sameAttributes(n.attributes, g.node(c).attributes)) continue;
+            if (!g.hasNode(c) || !sameAttributes(n.attributes, g.node(c).attributes, kCseEquality)) continue;
             merge(rw, id, c);
             return;
         }
@@ -233,7 +132,7 @@ private:
 
     /// Readers of `id`'s outputs read `keepId`'s instead; `id` is erased. False when refused.
     static bool merge(Rewriter& rw, NodeId id, NodeId keepId) {
-        Graph& g = rw.graph();
+        const Graph& g = rw.graph();
         const Node& n = g.node(id);
         const Node& first = g.node(keepId);
         bool outputVisible = false;
@@ -263,5 +162,9 @@ private:
 }  // namespace
 
 std::unique_ptr<Pass> makeCsePass() { return std::make_unique<CsePass>(); }
+
+void registerCsePass(PassRegistry& reg) {
+    reg.add<CsePass>(Level::Basic, 120);
+}
 
 }  // namespace passlens::passes

@@ -5,6 +5,7 @@
 #include <unordered_set>
 
 #include "passes/BasicPasses.h"
+#include "passes/PassRegistry.h"
 
 namespace passlens::passes {
 
@@ -39,7 +40,7 @@ private:
     }
 
     static void sweepGraph(Rewriter& rw) {
-        Graph& g = rw.graph();
+        const Graph& g = rw.graph();
         rw.setRule("dead-node");
         // Liveness backwards from the graph outputs, through explicit and captured reads.
         // Flags indexed by value id (ids are dense), not hash sets: this runs on every graph size.
@@ -76,11 +77,11 @@ private:
     }
 
     static void sweepFunctions(PassContext& ctx) {
-        Model& m = ctx.model();
+        const Model& m = ctx.model();
         if (m.functions.empty()) return;
         // Called = referenced by a node of the main graph (any depth) or of a called function, transitively.
         std::set<std::pair<std::string, std::string>> called;
-        auto collect = [&](Graph& g) {
+        auto collect = [&](const Graph& g) {
             g.forEachGraph([&](const Graph& sg) {
                 for (NodeId n : sg.nodeOrder()) called.insert({canonicalDomain(sg.node(n).domain), sg.node(n).opType});
             });
@@ -107,5 +108,9 @@ private:
 }  // namespace
 
 std::unique_ptr<Pass> makeDcePass() { return std::make_unique<DcePass>(); }
+
+void registerDcePass(PassRegistry& reg) {
+    reg.add<DcePass>(Level::Basic, 130);
+}
 
 }  // namespace passlens::passes

@@ -147,6 +147,26 @@ std::vector<std::string> ModelLevelDiff::lines() const {
     return out;
 }
 
+std::string ModelLevelDiff::summary() const {
+    std::vector<std::string> parts;
+    auto version = [](int64_t v) { return v == 0 ? std::string("none") : std::to_string(v); };
+    for (const auto& o : opsetChanges)
+        parts.push_back((o.domain.empty() ? std::string("ai.onnx") : o.domain) + " opset " + version(o.before) + " → " +
+                        version(o.after));
+    auto count = [&](const std::vector<std::string>& fs, const char* sign, const char* what) {
+        if (fs.empty()) return;
+        parts.push_back(sign + std::to_string(fs.size()) + " " + what + (fs.size() == 1 ? "" : "s"));
+    };
+    count(addedFunctions, "+", "function");
+    count(removedFunctions, "−", "function");
+    count(changedFunctions, "~", "changed function");
+    if (irVersionBefore != irVersionAfter)
+        parts.push_back("IR " + std::to_string(irVersionBefore) + " → " + std::to_string(irVersionAfter));
+    std::string out;
+    for (const auto& p : parts) out += (out.empty() ? "" : " · ") + p;
+    return out;
+}
+
 ModelLevelDiff diffModelLevel(const Model& a, const Model& b) {
     ModelLevelDiff d;
     std::map<std::string, const Function*> fa, fb;

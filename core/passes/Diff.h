@@ -39,6 +39,9 @@ struct ModelLevelDiff {
     bool empty() const;
     /// One line per difference ("+ function passlens.fused::fused_0_Conv", "opset passlens.fused: - -> 1").
     std::vector<std::string> lines() const;
+    /// One short line for a caption: opset changes in full, functions counted
+    /// ("ai.onnx opset 11 → 17 · +12 functions · IR 7 → 8"); empty when nothing differs.
+    std::string summary() const;
 };
 ModelLevelDiff diffModelLevel(const ir::Model& a, const ir::Model& b);
 

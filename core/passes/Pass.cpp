@@ -4,6 +4,7 @@
 
 #include "ir/Error.h"
 #include "ir/Verifier.h"
+#include "onnx/ShapeInference.h"
 
 namespace passlens::passes {
 
@@ -18,13 +19,6 @@ size_t countNodesDeep(const Graph& g) {
 PassContext::PassContext(Model& model, const PassOptions& options, const Pass& pass, PassResult& result)
     : model_(model), options_(options), pass_(pass), result_(result) {}
 
-Rewriter& PassContext::rewriterFor(Graph& g, const std::string& graphPath) {
-    for (auto& [graph, rw] : rewriters_)
-        if (graph == &g) return *rw;
-    rewriters_.emplace_back(&g, std::make_unique<Rewriter>(model_, g, pass_.name(), graphPath, result_.changes, result_.remarks));
-    return *rewriters_.back().second;
-}
-
 static void visitGraphs(Graph& g, const std::string& path, const std::function<void(Graph&, const std::string&)>& f) {
     for (NodeId n : g.nodesWithSubgraphs()) {
         Node& node = g.node(n);
@@ -38,6 +32,22 @@ static void visitGraphs(Graph& g, const std::string& path, const std::function<v
     f(g, path);
 }
 
+Rewriter& PassContext::rewriterFor(const Graph& g, const std::string& graphPath) {
+    for (auto& [graph, rw] : rewriters_)
+        if (graph == &g) return *rw;
+    // Passes see the model const; the context finds the mutable graph by identity in its model,
+    // so a rewriter can only ever edit a graph of the model being transformed.
+    Graph* mutableGraph = nullptr;
+    visitGraphs(model_.graph, "", [&](Graph& candidate, const std::string&) {
+        if (&candidate == &g) mutableGraph = &candidate;
+    });
+    if (!mutableGraph)
+        throw Error(ErrorKind::Internal, "pass '" + pass_.name() + "' asked for a rewriter of a graph outside its model");
+    rewriters_.emplace_back(mutableGraph, std::make_unique<Rewriter>(model_, *mutableGraph, pass_.name(), graphPath,
+                                                                     result_.changes, result_.remarks));
+    return *rewriters_.back().second;
+}
+
 void PassContext::forEachGraph(const std::function<void(Rewriter&)>& f) {
     visitGraphs(model_.graph, "", [&](Graph& g, const std::string& path) {
         checkCancelled();
@@ -47,6 +57,27 @@ void PassContext::forEachGraph(const std::function<void(Rewriter&)>& f) {
 
 void PassContext::checkCancelled() const {
     if (options_.cancel && options_.cancel->load()) throw Error(ErrorKind::Cancelled, "cancelled");
+}
+
+bool PassContext::inferShapes() {
+    try {
+        refineValueTypes([](Model& m) { onnxio::inferShapes(m); });
+        return true;
+    } catch (const Error& e) {
+        if (e.kind() == ErrorKind::Internal) throw;
+        return false;
+    } catch (...) {
+        return false;
+    }
+}
+
+void PassContext::refineValueTypes(const std::function<void(Model&)>& refine) {
+    const size_t nodes = countNodesDeep(model_.graph), values = model_.graph.valueIds().size();
+    const size_t functions = model_.functions.size(), opsets = model_.opsetImports.size();
+    refine(model_);
+    if (countNodesDeep(model_.graph) != nodes || model_.graph.valueIds().size() != values ||
+        model_.functions.size() != functions || model_.opsetImports.size() != opsets)
+        throw Error(ErrorKind::Internal, "pass '" + pass_.name() + "' changed more than value types in refineValueTypes");
 }
 
 PassResult Pass::run(Model& model, const PassOptions& options) const {

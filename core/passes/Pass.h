@@ -42,15 +42,22 @@ class Pass;
 class PassContext {
 public:
     PassContext(ir::Model& model, const PassOptions& options, const Pass& pass, PassResult& result);
-    ir::Model& model() { return model_; }
+    /// Read-only: passes edit through rewriter() / rewriterFor() / forEachGraph().
+    const ir::Model& model() const { return model_; }
     const PassOptions& options() const { return options_; }
     /// A rewriter for the main graph.
     Rewriter& rewriter() { return rewriterFor(model_.graph, ""); }
     /// A rewriter for any graph of the model (subgraph path for reports, e.g. "If_3/then_branch").
-    Rewriter& rewriterFor(ir::Graph& g, const std::string& graphPath);
+    Rewriter& rewriterFor(const ir::Graph& g, const std::string& graphPath);
     /// Calls f(rewriter) for the main graph and every nested subgraph (inner graphs first).
     void forEachGraph(const std::function<void(Rewriter&)>& f);
     void checkCancelled() const;
+    /// Refreshes value types by ONNX shape inference (types only: the computation is the same,
+    /// so nothing is recorded). False when inference failed; the types then stay as they were.
+    bool inferShapes();
+    /// Lets `refine` fill in value types (an inference the pass brings, e.g. through lifted
+    /// constants). Types only: the context throws Internal when nodes or values changed.
+    void refineValueTypes(const std::function<void(ir::Model&)>& refine);
     /// Records a figure in PassResult::counters.
     void count(const std::string& key, int64_t value) { result_.counters[key] = value; }
 

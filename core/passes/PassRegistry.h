@@ -1,7 +1,9 @@
 #pragma once
-// Creates passes by name and maps --level to a pipeline. Registration is an explicit list
-// (core/pipeline/PassCatalog.cpp calls registerBasicPasses, registerFusionPasses, ...), because
-// static self-registration objects are dropped by the linker from a static library.
+// Creates passes by name and maps --level to a pipeline. Each pass registers itself in its own
+// file (a registerXxxPass function calling add<P>(level, order), so its name and description are
+// stated once, in the class); core/pipeline/PassCatalog.cpp calls every one of them, listed in
+// passes/PassRegistrations.h. The list is explicit because static self-registration objects are
+// dropped by the linker from a static library.
 #include <functional>
 #include <memory>
 #include <string>
@@ -32,6 +34,12 @@ public:
     /// Adds a pass. `level` tags the lowest pipeline that includes it; `order` places it
     /// (basic passes use 100..199, fusion 200..299, layout 300..399).
     void add(std::string name, std::string description, Level level, int order, PassFactory factory);
+    /// Adds pass class P: its name and description come from P itself.
+    template <class P>
+    void add(Level level, int order) {
+        const P probe;
+        add(probe.name(), probe.description(), level, order, [] { return std::make_unique<P>(); });
+    }
     bool contains(const std::string& name) const;
     /// Throws BadInput "unknown pass 'x'; valid passes: a, b, c".
     std::unique_ptr<Pass> create(const std::string& name) const;
@@ -48,8 +56,5 @@ public:
 private:
     std::vector<PassInfo> passes_;
 };
-
-/// Registers constant folding, CSE, DCE and algebraic simplification (core/passes/BasicPasses.cpp).
-void registerBasicPasses(PassRegistry& reg);
 
 }  // namespace passlens::passes

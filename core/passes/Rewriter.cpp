@@ -87,13 +87,47 @@ NodeId Rewriter::addNode(const std::string& opType, std::vector<ValueId> inputs,
 
 NodeId Rewriter::addDerivedNode(const std::string& opType, std::vector<ValueId> inputs, std::vector<ValueId> outputs,
                                 std::vector<Attribute> attrs, NodeId derivedFrom, const std::string& reason,
-                                const std::string& nameHint) {
-    NodeId id = addNode(opType, std::move(inputs), std::move(outputs), std::move(attrs), {}, reason, nameHint);
+                                const std::string& nameHint, const std::string& domain) {
+    NodeId id = addNode(opType, std::move(inputs), std::move(outputs), std::move(attrs), {}, reason, nameHint, domain);
     if (derivedFrom == kNone) return id;
     std::vector<NodeId> origins = originsOf(derivedFrom);
     graph_.node(id).provenance = origins;
     changes_.back().provenance = origins;  // the "added" change addNode just recorded
     return id;
+}
+
+ValueId Rewriter::newValueNamed(const std::string& name, TypeInfo type) {
+    if (graph_.findValue(name)) throw Error(ErrorKind::Internal, "value name '" + name + "' is already taken");
+    return graph_.addValue(name, std::move(type));
+}
+
+ValueId Rewriter::addGraphInput(const std::string& name, TypeInfo type, const std::string& reason) {
+    if (graph_.findValue(name)) throw Error(ErrorKind::Internal, "value name '" + name + "' is already taken");
+    ValueId v = graph_.addInput(name, std::move(type));
+    Change& c = record(ChangeKind::Added, {}, reason);
+    c.nodeNames = {"graph input " + name};
+    return v;
+}
+
+void Rewriter::setGraphOutputs(std::vector<ValueId> outputs, const std::string& reason) {
+    if (outputs == graph_.outputs()) return;
+    graph_.setOutputs(std::move(outputs));
+    Change& c = record(ChangeKind::Modified, {}, reason);
+    c.nodeNames = {"graph outputs"};
+}
+
+void Rewriter::renameValue(ValueId v, const std::string& name) {
+    if (graph_.value(v).name == name) return;
+    if (graph_.findValue(name)) throw Error(ErrorKind::Internal, "value name '" + name + "' is already taken");
+    graph_.renameValue(v, name);
+}
+
+void Rewriter::setValueType(ValueId v, TypeInfo type) { graph_.value(v).type = std::move(type); }
+
+void Rewriter::setNodeAnnotations(NodeId n, std::vector<StringPair> metadataProps, std::string docString) {
+    Node& node = graph_.node(n);
+    node.metadataProps = std::move(metadataProps);
+    node.docString = std::move(docString);
 }
 
 NodeId Rewriter::replaceNodes(const std::vector<NodeId>& group, const std::string& opType, std::vector<ValueId> inputs,
@@ -278,6 +312,16 @@ void Rewriter::setOpsetImport(const std::string& domain, int64_t version, const 
     if (before == version) return;
     model_.setOpset(domain, version);
     Change& c = record(before == 0 ? ChangeKind::Added : ChangeKind::Modified, {}, reason);
+    c.nodeNames = {"opset import " + (domain.empty() ? std::string("ai.onnx") : domain) + " " + std::to_string(version)};
+}
+
+void Rewriter::removeOpsetImport(const std::string& domain, const std::string& reason) {
+    auto& ops = model_.opsetImports;
+    auto it = std::find_if(ops.begin(), ops.end(), [&](const OpsetImport& o) { return o.domain == domain; });
+    if (it == ops.end()) return;
+    const int64_t version = it->version;
+    ops.erase(it);
+    Change& c = record(ChangeKind::Removed, {}, reason);
     c.nodeNames = {"opset import " + (domain.empty() ? std::string("ai.onnx") : domain) + " " + std::to_string(version)};
 }
 

@@ -14,8 +14,9 @@ public:
     Rewriter(ir::Model& model, ir::Graph& graph, std::string passName, std::string graphPath,
              std::vector<Change>& changes, std::vector<Remark>& remarks);
 
-    ir::Model& model() { return model_; }
-    ir::Graph& graph() { return graph_; }
+    /// Read-only views: every edit goes through the methods below, which record it.
+    const ir::Model& model() const { return model_; }
+    const ir::Graph& graph() const { return graph_; }
     const std::string& graphPath() const { return graphPath_; }
     /// Rule name stamped on the following changes and remarks (cleared with an empty string).
     void setRule(std::string rule) { rule_ = std::move(rule); }
@@ -35,7 +36,23 @@ public:
     /// node): recorded as "added", with the forward node's origins as provenance ("came from").
     ir::NodeId addDerivedNode(const std::string& opType, std::vector<ir::ValueId> inputs,
                               std::vector<ir::ValueId> outputs, std::vector<ir::Attribute> attrs,
-                              ir::NodeId derivedFrom, const std::string& reason, const std::string& nameHint = {});
+                              ir::NodeId derivedFrom, const std::string& reason, const std::string& nameHint = {},
+                              const std::string& domain = {});
+    /// A fresh value with exactly this name (a gradient output's public name); throws Internal when
+    /// the name is taken, so callers check first where a clash is the user's input.
+    ir::ValueId newValueNamed(const std::string& name, ir::TypeInfo type = {});
+    /// Adds a graph input (a loss target, labels); recorded as "added graph input <name>".
+    ir::ValueId addGraphInput(const std::string& name, ir::TypeInfo type, const std::string& reason);
+    /// Replaces the list of graph outputs; recorded as "modified graph outputs".
+    void setGraphOutputs(std::vector<ir::ValueId> outputs, const std::string& reason);
+
+    // ---- annotations (the computation is unchanged, so nothing is recorded) ---------------------
+    /// Renames a value (names only: readers follow by id). Throws Internal when the name is taken.
+    void renameValue(ir::ValueId v, const std::string& name);
+    /// Sets the type of a value (a created value's type, or one refined by inference).
+    void setValueType(ir::ValueId v, ir::TypeInfo type);
+    /// Replaces a node's metadata_props and doc_string (provenance notes a pass attaches).
+    void setNodeAnnotations(ir::NodeId n, std::vector<ir::StringPair> metadataProps, std::string docString);
 
     // ---- rewrites ---------------------------------------------------------------------------------
     /// Replaces `group` by one new node computing the same outputs (fusion): the new node takes
@@ -67,6 +84,8 @@ public:
     void addFunction(ir::Function f, const std::string& reason);
     /// Sets the opset import of `domain` ("" = ai.onnx); recorded when the version changes.
     void setOpsetImport(const std::string& domain, int64_t version, const std::string& reason);
+    /// Drops the opset import of `domain` when present (no node uses the domain any more).
+    void removeOpsetImport(const std::string& domain, const std::string& reason);
     /// Raises the model's IR version to at least `version`; recorded when it changes.
     void requireIrVersion(int64_t version, const std::string& reason);
     /// Puts the node list back in topological order after rewrites that placed a node early

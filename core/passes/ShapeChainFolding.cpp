@@ -10,6 +10,7 @@
 
 #include "ir/Tensor.h"
 #include "passes/BasicPasses.h"
+#include "passes/PassRegistry.h"
 #include "passes/ShapeChain.h"
 
 namespace passlens::passes {
@@ -58,7 +59,7 @@ protected:
 
 private:
     static void mergeEqualShapes(Rewriter& rw) {
-        Graph& g = rw.graph();
+        const Graph& g = rw.graph();
         const bool captures = hasSubgraphNodes(g);
         rw.setRule("merge-equal-shapes");
         std::map<std::string, NodeId> first;
@@ -84,7 +85,7 @@ private:
     }
 
     static void foldStaticEntries(Rewriter& rw) {
-        Graph& g = rw.graph();
+        const Graph& g = rw.graph();
         const bool captures = hasSubgraphNodes(g);
         rw.setRule("fold-static-dims");
         const std::vector<NodeId> order = g.nodeOrder();
@@ -128,5 +129,11 @@ private:
 }  // namespace
 
 std::unique_ptr<Pass> makeShapeChainFoldingPass() { return std::make_unique<ShapeChainFoldingPass>(); }
+
+void registerShapeChainFoldingPass(PassRegistry& reg) {
+    // Before constant-folding, so a ConstantOfShape, Range or Expand whose shape input it makes
+    // constant folds in the same run.
+    reg.add<ShapeChainFoldingPass>(Level::Basic, 95);
+}
 
 }  // namespace passlens::passes

@@ -18,10 +18,7 @@ using nlohmann::ordered_json;
 
 namespace {
 
-struct PassRemark {
-    std::string pass;
-    passes::Remark remark;
-};
+using PassRemark = FusionRemarks::Entry;
 
 bool isFusionPass(const std::string& name) {
     for (const auto& info : passes::PassRegistry::global().passes())
@@ -29,39 +26,62 @@ bool isFusionPass(const std::string& name) {
     return false;
 }
 
-/// Runs the `extended` pipeline on a copy and keeps the main-graph remarks of its fusion passes.
-std::vector<PassRemark> collectFusionRemarks(const ir::Model& model, std::vector<std::string>& warnings) {
-    std::vector<PassRemark> out;
+/// The main-graph remarks of the run's fusion passes, plus one applied remark per fired fusion
+/// naming the nodes it replaced (its change's provenance; the pass's own remark may not).
+void addRunRemarks(const passes::PipelineResult& run, FusionRemarks& out) {
+    for (const auto& step : run.steps) {
+        if (!isFusionPass(step.result.name)) continue;
+        ++out.fusionPasses;
+        for (const auto& r : step.result.remarks)
+            if (r.graphPath.empty() && !r.nodes.empty()) out.entries.push_back({step.result.name, r});
+        for (const auto& c : step.result.changes) {
+            if (c.kind != passes::ChangeKind::Replaced || !c.graphPath.empty() || c.provenance.empty()) continue;
+            passes::Remark r;
+            r.kind = passes::RemarkKind::Applied;
+            r.pass = c.pass;
+            r.rule = c.rule;
+            r.nodes = c.provenance;
+            for (NodeId n : c.provenance) {
+                auto it = run.originalNodeNames.find(n);
+                r.nodeNames.push_back(it == run.originalNodeNames.end() ? std::string() : it->second);
+            }
+            r.message = c.reason;
+            out.entries.push_back({step.result.name, r});
+        }
+    }
+}
+
+}  // namespace
+
+FusionRemarks runFusionRemarks(const ir::Model& model) {
+    FusionRemarks out;
+    out.source = "the extended pipeline, run on a copy of this model";
     ir::Model copy = model;
     passes::PassManager pm;
     pm.addLevel(passes::Level::Extended);
     passes::PipelineOptions po;
     po.keepSnapshots = false;
     try {
-        auto result = pm.run(copy, po);
-        for (const auto& step : result.steps) {
-            if (!isFusionPass(step.result.name)) continue;
-            for (const auto& r : step.result.remarks)
-                if (r.graphPath.empty() && !r.nodes.empty()) out.push_back({step.result.name, r});
-            // A fusion that fired replaced nodes: its change names the original nodes (provenance),
-            // which its applied remark may not.
-            for (const auto& c : step.result.changes) {
-                if (c.kind != passes::ChangeKind::Replaced || !c.graphPath.empty() || c.provenance.empty()) continue;
-                passes::Remark r;
-                r.kind = passes::RemarkKind::Applied;
-                r.pass = c.pass;
-                r.rule = c.rule;
-                r.nodes = c.provenance;
-                for (NodeId n : c.provenance) r.nodeNames.push_back(model.graph.hasNode(n) ? model.graph.node(n).displayName() : "");
-                r.message = c.reason;
-                out.push_back({step.result.name, r});
-            }
-        }
+        addRunRemarks(pm.run(copy, po), out);
     } catch (const std::exception& e) {
-        warnings.push_back(std::string("pattern-fusion passes could not run on this model: ") + e.what());
+        out.entries.clear();
+        out.warnings.push_back(std::string("pattern-fusion passes could not run on this model: ") + e.what());
     }
     return out;
 }
+
+FusionRemarks fusionRemarksOf(const passes::PipelineResult& run) {
+    FusionRemarks out;
+    std::string passes;
+    for (const auto& step : run.steps)
+        if (isFusionPass(step.result.name) && passes.find(step.result.name) == std::string::npos)
+            passes += (passes.empty() ? "" : ", ") + step.result.name;
+    out.source = passes.empty() ? "the stepper's run, which has no fusion pass" : "the stepper's run (" + passes + ")";
+    addRunRemarks(run, out);
+    return out;
+}
+
+namespace {
 
 std::string nodeName(const ir::Graph& g, NodeId n) {
     return n != kNone && g.hasNode(n) ? g.node(n).displayName() : std::string();
@@ -180,8 +200,14 @@ Explanation explainNodes(const ir::Model& model, const std::vector<NodeId>* only
     if (unproven > 0)
         out.hints.push_back(std::to_string(unproven) + " broadcast ops have non-static output shapes and fuse as Broadcast, "
                             "not ElemWise; pin symbolic dims with --dim NAME=VALUE for a tighter grouping");
-    std::vector<PassRemark> remarkList;
-    if (options.runPatternPasses) remarkList = collectFusionRemarks(model, out.warnings);
+    std::shared_ptr<const FusionRemarks> remarks = options.remarks;
+    if (!remarks && options.runPatternPasses) remarks = std::make_shared<const FusionRemarks>(runFusionRemarks(model));
+    static const std::vector<PassRemark> kNoRemarks;
+    const std::vector<PassRemark>& remarkList = remarks && options.runPatternPasses ? remarks->entries : kNoRemarks;
+    if (remarks && options.runPatternPasses) {
+        out.warnings.insert(out.warnings.end(), remarks->warnings.begin(), remarks->warnings.end());
+        out.remarksSource = remarks->source;
+    }
     const ExplainIndex index{indexRemarks(remarkList), indexRefusals(out.plan)};
     if (only) {
         for (NodeId n : *only) out.nodes.push_back(explainOne(model.graph, out.plan, index, n));

@@ -1,7 +1,8 @@
 #pragma once
 // "Why did (not) this node fuse?": per node, its fusion group (FusionGroups) and every fusion that
 // was considered for it, combining the fusion-group refusals with the remarks (applied and missed)
-// that the pattern-fusion passes of the `extended` pipeline leave on a copy of the model.
+// of the pattern-fusion passes: those of a run the caller already has (the app's stepper), or of
+// the `extended` pipeline run once on a copy of the model.
 // Used by `passlens-cli explain` and the app's "Why not fused?".
 #include <ostream>
 #include <string>
@@ -9,8 +10,11 @@
 
 #include <nlohmann/json.hpp>
 
+#include <memory>
+
 #include "analysis/FusionGroups.h"
 #include "ir/Model.h"
+#include "passes/PassManager.h"
 
 namespace passlens::analysis {
 
@@ -41,9 +45,28 @@ struct NodeExplanation {
     OpCost cost;                             ///< the op registry's estimate for this node
 };
 
+/// The remarks of the pattern-fusion passes of one pipeline run (main graph only), with the nodes
+/// a fired fusion replaced. Computed once per run or per model and reused for every node asked about.
+struct FusionRemarks {
+    struct Entry {
+        std::string pass;
+        passes::Remark remark;
+    };
+    std::vector<Entry> entries;
+    std::vector<std::string> warnings;   ///< e.g. the pipeline failed on this model
+    std::string source;                  ///< where they came from, for the reader
+    size_t fusionPasses = 0;             ///< fusion passes of the run (0: the run had none to offer)
+};
+/// Runs the `extended` pipeline on a copy of `model` and keeps its fusion passes' remarks.
+FusionRemarks runFusionRemarks(const ir::Model& model);
+/// Reads them from a run the caller already has (the stepper's): no pass runs again.
+FusionRemarks fusionRemarksOf(const passes::PipelineResult& run);
+
 struct ExplainOptions {
     FusionOptions fusion;
-    bool runPatternPasses = true;   ///< run the `extended` pipeline on a copy to collect remarks
+    bool runPatternPasses = true;   ///< collect pattern-pass remarks (from `remarks`, else by a run on a copy)
+    /// Remarks to use instead of running the pipeline (fusionRemarksOf the stepper's run, or a cache).
+    std::shared_ptr<const FusionRemarks> remarks;
 };
 
 struct Explanation {
@@ -52,6 +75,7 @@ struct Explanation {
     std::vector<std::string> warnings;      ///< e.g. the pattern passes could not run on this model
     std::vector<std::string> hints;         ///< e.g. pin symbolic dims to let broadcasts count as ElemWise
     size_t subgraphNodes = 0;               ///< nodes inside If/Loop bodies: not explained (top level only)
+    std::string remarksSource;              ///< where the pass remarks came from (FusionRemarks::source)
 };
 
 /// Explains every top-level node of the model.

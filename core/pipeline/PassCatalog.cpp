@@ -2,20 +2,14 @@
 // pass is built on the Rewriter, so passes cannot name it without a module cycle).
 #include "autodiff/AutodiffPass.h"
 #include "autodiff/Recompute.h"
-#include "passes/PassRegistry.h"
-#include "passes/fusion/FusionPasses.h"
-#include "passes/fusion/GroupFunctions.h"
-#include "passes/layout/LayoutPasses.h"
+#include "passes/PassRegistrations.h"
 
 namespace passlens::passes {
 
 const PassRegistry& PassRegistry::global() {
     static const PassRegistry reg = [] {
         PassRegistry r;
-        registerBasicPasses(r);
-        registerFusionPasses(r);
-        registerGroupFunctionsPass(r);
-        registerLayoutPasses(r);
+        registerAllPasses(r);
         autodiff::registerAutodiffPass(r);
         autodiff::registerRecomputePass(r);
         return r;

@@ -5,6 +5,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "passes/PassManager.h"
 #include "pipeline/Explain.h"
 #include "examples/Examples.h"
 #include "ir/Error.h"
@@ -202,4 +203,39 @@ TEST(Explain, SymbolicShapesGiveAPinningHintAndPinningTightensGroups) {
     const size_t before = std::stoul(e1.hints[0]), after = e2.hints.empty() ? 0 : std::stoul(e2.hints[0]);
     EXPECT_LT(after * 10, before) << "pinning should prove most broadcasts elementwise";
     EXPECT_LT(e2.plan.kernelCount(pinned.graph), e1.plan.kernelCount(loose.graph));
+}
+
+TEST(Explain, RemarksOfAnExistingRunGiveTheSameExplanation) {
+    // The app explains with the stepper's run instead of running the passes again: for the same
+    // extended pipeline the explanation must be the same, node for node.
+    auto m = example("blocked_fusion");
+    passes::PassManager pm;
+    pm.addLevel(passes::Level::Extended);
+    ir::Model copy = m;
+    const passes::PipelineResult run = pm.run(copy);
+    analysis::ExplainOptions fromRun;
+    fromRun.remarks = std::make_shared<const analysis::FusionRemarks>(analysis::fusionRemarksOf(run));
+    EXPECT_GT(fromRun.remarks->fusionPasses, 0u);
+    EXPECT_NE(fromRun.remarks->source.find("stepper's run"), std::string::npos) << fromRun.remarks->source;
+    const auto own = analysis::explainModel(m);
+    const auto reused = analysis::explainModel(m, fromRun);
+    EXPECT_EQ(analysis::explanationToText(m.graph, reused), analysis::explanationToText(m.graph, own));
+    EXPECT_NE(own.remarksSource, reused.remarksSource);
+    // The blocked Conv+BN fold is among them, so the comparison is not of two empty lists.
+    const auto conv = *m.graph.findNode("conv");
+    bool fold = false;
+    for (const auto& n : reused.nodes)
+        if (n.node == conv)
+            for (const auto& c : n.considered) fold |= c.source == "fuse-conv-bn" && !c.applied;
+    EXPECT_TRUE(fold);
+}
+
+TEST(Explain, ARunWithoutFusionPassesOffersNoRemarks) {
+    auto m = example("blocked_fusion");
+    passes::PassManager pm;
+    pm.addPass("dce");
+    ir::Model copy = m;
+    const auto remarks = analysis::fusionRemarksOf(pm.run(copy));
+    EXPECT_EQ(remarks.fusionPasses, 0u);
+    EXPECT_TRUE(remarks.entries.empty());
 }

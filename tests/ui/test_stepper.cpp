@@ -4,6 +4,7 @@
 // exactly the nodes the change log names, remark/memory clicks that select graph nodes,
 // provenance, the non-standard-domain notice, exports, and 1920×1080 screenshots.
 #include <QAbstractItemModelTester>
+#include <QComboBox>
 #include <QDir>
 #include <QDockWidget>
 #include <QElapsedTimer>
@@ -30,6 +31,7 @@
 #include "eval/Verify.h"
 #include "ir/Error.h"
 #include "PropertiesPanel.h"
+#include "examples/Builder.h"
 #include "examples/Examples.h"
 #include "graph/GraphItems.h"
 #include "graph/GraphView.h"
@@ -101,13 +103,22 @@ public:
 
 protected:
     void runImpl(passes::PassContext& ctx) const override {
-        ir::Graph& g = ctx.model().graph;
+        passes::Rewriter& rw = ctx.rewriter();
+        const ir::Graph& g = rw.graph();
         for (ir::ValueId v : g.initializerOrder()) {
             const auto& t = g.value(v).initializer;
             if (!t || t->dtype != ir::DataType::Float || g.value(v).consumers.empty()) continue;
             std::vector<float> values(t->as<float>(), t->as<float>() + t->elementCount());
             for (float& x : values) x += 0.5f;
-            g.setInitializer(v, ir::makeTensorOf(ir::DataType::Float, t->dims, values, t->name));
+            // Every reader reads the shifted copy (through the Rewriter, like any pass).
+            const ir::ValueId broken = rw.newInitializer(g.value(v).name + "_broken",
+                                                         ir::makeTensorOf(ir::DataType::Float, t->dims, values, t->name));
+            const std::vector<ir::NodeId> readers = g.value(v).consumers;
+            for (ir::NodeId r : readers) {
+                const auto inputs = g.node(r).inputs;
+                for (size_t slot = 0; slot < inputs.size(); ++slot)
+                    if (inputs[slot] == v) rw.setInput(r, slot, broken, "test: reads a shifted constant");
+            }
             return;
         }
     }
@@ -176,6 +187,40 @@ private slots:
         w.stepper()->setGroupFunctions(false);
         QVERIFY(runLevel(w, "extended"));
         QCOMPARE(w.stepper()->lastRun()->result->steps.size(), extended.size());
+    }
+
+    void versionConvertIsAFirstStepWithItsModelLevelDiff() {
+        // An opset-9 model: the opset box offers 10..max; choosing 14 prepends version-convert.
+        ir::GraphBuilder b("clip9", 9);
+        auto x = b.input("x", ir::DataType::Float, {2, 3});
+        auto c = b.op("Clip", {x}, {ir::Attribute::makeFloat("min", 0.f), ir::Attribute::makeFloat("max", 6.f)}, "clip");
+        b.output(b.op("Relu", {c}, {}, "relu"));
+        MainWindow w;
+        w.show();
+        w.setModel(std::make_shared<const ir::Model>(b.finish()), "clip9");
+        auto* opsets = w.stepper()->findChild<QComboBox*>("targetOpset");
+        QVERIFY(opsets);
+        QVERIFY(opsets->isEnabled());
+        QCOMPARE(opsets->itemData(0).toInt(), 0);                  // keep
+        QCOMPARE(opsets->itemData(1).toInt(), 10);                 // then every newer opset
+        w.stepper()->setTargetOpset(14);
+        QCOMPARE(w.stepper()->requestedPasses().front(), std::string("version-convert:14"));
+        QVERIFY(runLevel(w, "basic"));
+        const auto& steps = w.stepper()->lastRun()->result->steps;
+        QVERIFY(!steps.empty());
+        QCOMPARE(QString::fromStdString(steps.front().result.name), QString("version-convert"));
+        QCOMPARE(steps.size(), passes::PassRegistry::global().pipeline(passes::Level::Basic).size() + 1);
+        // Its row shows the replaced Clip in the node diff and the opset change beside it.
+        QVERIFY(showRow(w, 1));
+        QCOMPARE(w.shownModelDiff(), QString("ai.onnx opset 9 → 14"));
+        QCOMPARE(w.shownDiff().removed.size(), size_t(1));
+        QVERIFY(w.statusBar()->currentMessage().contains("ai.onnx opset 9 → 14"));
+        // The next step changes no opset, so its caption has no model-level line.
+        QVERIFY(showRow(w, 2));
+        QVERIFY(w.shownModelDiff().isEmpty());
+        // Back to "keep": the pipeline is the level's own.
+        w.stepper()->setTargetOpset(0);
+        QCOMPARE(w.stepper()->requestedPasses(), passes::PassRegistry::global().pipeline(passes::Level::Basic));
     }
 
     // ---- GUI-less: diff states ---------------------------------------------------------------

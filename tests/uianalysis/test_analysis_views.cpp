@@ -24,6 +24,7 @@
 #include "graph/GraphItems.h"
 #include "graph/GraphView.h"
 #include "graph/LayoutJob.h"
+#include "stepper/StepperPanel.h"
 
 using namespace passlens;
 using passlens::ui::DominatorTreeView;
@@ -228,6 +229,33 @@ private slots:
         QVERIFY(w.graphView()->selectNode(nodeNamed(g, "relu")));
         QCOMPARE(graph->styledEdgeCount(conv, tap), 0);
         QCOMPARE(graph->nodeStyle(tap), nullptr);
+    }
+
+    void whyNotFusedRunsThePassesOncePerModelOrReadsTheStepper() {
+        MainWindow w;
+        w.resize(1600, 1000);
+        w.show();
+        QVERIFY(openAndWait(w, "blocked_fusion"));
+        const auto& g = w.model()->graph;
+        WhyNotFusedPanel* panel = w.whyNotFusedPanel();
+        // No run yet: the first question runs the pattern passes, the second reuses their remarks.
+        QVERIFY(whyNotFusedFromContextMenu(w, nodeNamed(g, "conv")));
+        QCOMPARE(panel->pipelineRuns(), 1);
+        QVERIFY(panel->summaryText().contains("run on a copy of this model"));
+        QVERIFY(whyNotFusedFromContextMenu(w, nodeNamed(g, "relu")));
+        QCOMPARE(panel->pipelineRuns(), 1);
+        // After a stepper run the remarks are the run's own: no pass runs again.
+        QSignalSpy done(w.stepper(), &ui::StepperPanel::runFinished);
+        w.stepper()->setLevel("extended");
+        w.stepper()->run();
+        QVERIFY(done.count() > 0 || done.wait(60000));
+        QVERIFY(whyNotFusedFromContextMenu(w, nodeNamed(w.model()->graph, "conv")));
+        QCOMPARE(panel->pipelineRuns(), 1);
+        QVERIFY2(panel->summaryText().contains("stepper's run"), qPrintable(panel->summaryText()));
+        // The blocked Conv+BN fold is still explained, now from the run's remarks.
+        bool fold = false;
+        for (const auto& c : panel->explanation()->considered) fold |= c.source == "fuse-conv-bn" && !c.applied;
+        QVERIFY(fold);
     }
 
     void clusterOverlayCountEqualsMultiMemberGroups() {

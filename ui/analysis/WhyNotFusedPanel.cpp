@@ -55,7 +55,7 @@ void WhyNotFusedPanel::clear() {
 
 QString WhyNotFusedPanel::summaryText() const { return summary_->toPlainText(); }
 
-void WhyNotFusedPanel::explain(SnapshotPtr graph, ir::NodeId node) {
+void WhyNotFusedPanel::explain(SnapshotPtr graph, ir::NodeId node, std::shared_ptr<const analysis::FusionRemarks> runRemarks) {
     clear();
     if (!graph || !graph->model) return;
     if (graph->graph != &graph->model->graph) {
@@ -65,14 +65,24 @@ void WhyNotFusedPanel::explain(SnapshotPtr graph, ir::NodeId node) {
     graph_ = graph;
     title_->setText(tr("Explaining %1 …").arg(nodeLabel(*graph->graph, node).toHtmlEscaped()));
     watchedGeneration_ = generation_;
-    // Explain runs the pattern-fusion passes on a copy of the model: seconds on a large model.
-    watcher_.setFuture(QtConcurrent::run([graph, node]() -> Result {
+    std::shared_ptr<const analysis::FusionRemarks> remarks = std::move(runRemarks);
+    if (!remarks && cachedModel_.lock() == graph->model) remarks = cachedRemarks_;
+    // Without remarks at hand the pattern passes run on a copy: seconds on a large model.
+    watcher_.setFuture(QtConcurrent::run([graph, node, remarks]() -> Result {
         Result r;
         r.graph = graph;
         try {
-            auto e = analysis::explainNode(*graph->model, node);
+            analysis::ExplainOptions options;
+            options.remarks = remarks;
+            if (!options.remarks) {
+                options.remarks = std::make_shared<const analysis::FusionRemarks>(analysis::runFusionRemarks(*graph->model));
+                r.ranPipeline = true;
+            }
+            r.remarks = options.remarks;
+            auto e = analysis::explainNode(*graph->model, node, options);
             if (!e.nodes.empty()) r.node = std::move(e.nodes.front());
             r.warnings = std::move(e.warnings);
+            r.remarksSource = std::move(e.remarksSource);
         } catch (const std::exception& ex) {
             r.error = QString::fromStdString(ex.what());
         }
@@ -83,6 +93,11 @@ void WhyNotFusedPanel::explain(SnapshotPtr graph, ir::NodeId node) {
 void WhyNotFusedPanel::onFinished() {
     if (watchedGeneration_ != generation_) return;
     Result r = watcher_.result();
+    if (r.ranPipeline) {
+        ++pipelineRuns_;
+        cachedModel_ = r.graph->model;
+        cachedRemarks_ = r.remarks;
+    }
     if (!r.error.isEmpty() || !r.node) {
         title_->setText(tr("Cannot explain: %1").arg(r.error.toHtmlEscaped()));
         return;
@@ -112,6 +127,8 @@ void WhyNotFusedPanel::onFinished() {
         if (!c.applied)
             s += tr("<p style='color:#b91c1c'><b>Why not</b> (%1): %2</p>").arg(html(c.rule), html(c.message));
     for (const auto& w : r.warnings) s += QString("<p style='color:#92400e'>%1</p>").arg(html(w));
+    if (!r.remarksSource.empty())
+        s += tr("<p style='color:#6b7280'>Pass remarks from %1.</p>").arg(html(r.remarksSource));
     summary_->setHtml(s);
 
     {

@@ -1,7 +1,8 @@
 #pragma once
 // "Why not fused?" for one node: its fusion group and every fusion considered for it (fusion-group
-// refusals and pattern-pass remarks, from core/analysis/Explain), as a summary and a list. The
-// explanation runs off the GUI thread (it runs the pattern passes on a copy of the model). Picking
+// refusals and pattern-pass remarks, from core/pipeline/Explain), as a summary and a list. The
+// remarks come from the stepper's run when the window has one; otherwise the extended pipeline
+// runs once per model, off the GUI thread, and its remarks are kept for the next node. Picking
 // a list entry announces its blocking node and edges; the window highlights them in the graph.
 #include <QFutureWatcher>
 #include <QWidget>
@@ -24,8 +25,11 @@ public:
     explicit WhyNotFusedPanel(QWidget* parent = nullptr);
     ~WhyNotFusedPanel() override;
 
-    /// Explains `node` of the shown graph (only a model's main graph can be explained).
-    void explain(SnapshotPtr graph, ir::NodeId node);
+    /// Explains `node` of the shown graph (only a model's main graph can be explained), with the
+    /// pass remarks of `runRemarks` (the stepper's run) when given, else of a cached run per model.
+    void explain(SnapshotPtr graph, ir::NodeId node, std::shared_ptr<const analysis::FusionRemarks> runRemarks = nullptr);
+    /// How many times the pattern passes ran for this panel (a cache hit or the stepper's run adds none).
+    int pipelineRuns() const { return pipelineRuns_; }
     void clear();
 
     bool busy() const { return watcher_.isRunning(); }
@@ -49,6 +53,9 @@ private:
         SnapshotPtr graph;
         std::optional<analysis::NodeExplanation> node;
         std::vector<std::string> warnings;
+        std::string remarksSource;
+        std::shared_ptr<const analysis::FusionRemarks> remarks;  ///< what was used (to cache)
+        bool ranPipeline = false;
         QString error;
     };
     void onFinished();
@@ -61,6 +68,10 @@ private:
     std::optional<analysis::NodeExplanation> shown_;
     QFutureWatcher<Result> watcher_;
     uint64_t generation_ = 0, watchedGeneration_ = 0;
+    // Remarks of the last model explained without a stepper run (one pipeline run per model).
+    std::weak_ptr<const ir::Model> cachedModel_;
+    std::shared_ptr<const analysis::FusionRemarks> cachedRemarks_;
+    int pipelineRuns_ = 0;
 };
 
 }  // namespace passlens::ui

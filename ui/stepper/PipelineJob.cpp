@@ -35,12 +35,20 @@ PipelineRun runPipeline(const ir::Model& model, const std::vector<std::string>& 
         passes::PassManager pm(registry);
         passes::PipelineOptions opt;
         for (const auto& n : passNames) {
-            // "layout:NHWC" runs the layout pass toward that layout (as --target-layout).
+            // "layout:NHWC" runs the layout pass toward that layout (as --target-layout);
+            // "version-convert:17" upgrades the opset (as --target-opset).
             if (auto colon = n.find(':'); colon != std::string::npos) {
-                if (n.substr(0, colon) != "layout")
-                    throw Error(ErrorKind::BadInput, "only the layout pass takes an argument: '" + n + "'");
-                opt.pass.targetLayout = n.substr(colon + 1);
-                pm.addPass(n.substr(0, colon));
+                const std::string pass = n.substr(0, colon), arg = n.substr(colon + 1);
+                if (pass == "layout") {
+                    opt.pass.targetLayout = arg;
+                } else if (pass == "version-convert") {
+                    try { opt.pass.targetOpset = std::stoll(arg); } catch (...) {
+                        throw Error(ErrorKind::BadInput, "version-convert needs an opset number: '" + n + "'");
+                    }
+                } else {
+                    throw Error(ErrorKind::BadInput, "only layout and version-convert take an argument: '" + n + "'");
+                }
+                pm.addPass(pass);
             } else {
                 pm.addPass(n);
             }

@@ -19,6 +19,7 @@
 
 #include "eval/Interpreter.h"
 #include "ir/Error.h"
+#include "onnx/VersionConvert.h"
 #include "passes/PassRegistry.h"
 #include "stepper/PassTableModel.h"
 
@@ -72,6 +73,13 @@ StepperPanel::StepperPanel(QWidget* parent) : QWidget(parent) {
     groupFunctions_->setObjectName("groupFunctions");
     groupFunctions_->setToolTip(tr("Add a last step, group-functions: each TVM-style fusion group of two or more nodes "
                                    "becomes one call of a model-local function (the model's kernels)"));
+    targetOpset_ = new QComboBox(this);
+    targetOpset_->setObjectName("targetOpset");
+    // Compact: it shares the navigation row, and the dock's width is taken from the graph.
+    targetOpset_->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+    targetOpset_->setMinimumContentsLength(7);
+    targetOpset_->setToolTip(tr("Upgrade the model's ai.onnx opset first, with the ONNX version converter, as the "
+                                "first step (version-convert): newer fusions such as LayerNormalization need opset 17"));
     verifyDims_ = new QLineEdit(this);
     verifyDims_->setObjectName("verifyDims");
     verifyDims_->setPlaceholderText(tr("dims N=1,H=64"));
@@ -105,9 +113,13 @@ StepperPanel::StepperPanel(QWidget* parent) : QWidget(parent) {
     nav->addWidget(back_);
     nav->addWidget(forward_);
     nav->addWidget(progress_);
-    nav->addWidget(status_, 1);
-    nav->addWidget(groupFunctions_);  // on the second row: the first is as wide as the dock allows
+    nav->addStretch(1);
+    nav->addWidget(targetOpset_);     // on the second row: the first is as wide as the dock allows
+    nav->addWidget(groupFunctions_);
     root->addLayout(nav);
+    // The status wraps on a line of its own, so a long message never widens the dock.
+    status_->setWordWrap(true);
+    root->addWidget(status_);
 
     table_ = new PassTableModel(this);
     view_ = new QTableView(this);
@@ -157,6 +169,14 @@ void StepperPanel::setModel(std::shared_ptr<const ir::Model> model) {
     if (model_)
         for (const auto& d : eval::unpinnedDims(*model_, {})) symbolic << QString::fromStdString(d);
     verifyDims_->setVisible(!symbolic.isEmpty());
+    // Opset targets: the model's own (keep), then every newer one this build's ONNX can convert to.
+    targetOpset_->clear();
+    const int64_t current = model_ ? model_->opsetFor("") : 0;
+    targetOpset_->addItem(current > 0 ? tr("opset %1").arg(current) : tr("opset"), 0);
+    if (current > 0)
+        for (int64_t v = current + 1; v <= onnxio::maxSupportedOpset(); ++v)
+            targetOpset_->addItem(tr("→ %1").arg(v), int(v));
+    targetOpset_->setEnabled(targetOpset_->count() > 1);
     verifyDims_->setToolTip(tr("Sizes for the symbolic input dims when verifying (NAME=VALUE, comma-separated); "
                                "unpinned ones run as 1. This model's: %1")
                                 .arg(symbolic.join(", ")));
@@ -206,10 +226,17 @@ std::vector<std::string> StepperPanel::requestedPasses() const {
     }
     if (groupFunctions_->isChecked() && std::find(out.begin(), out.end(), "group-functions") == out.end())
         out.push_back("group-functions");
+    if (const int opset = targetOpset_->currentData().toInt(); opset > 0)
+        out.insert(out.begin(), "version-convert:" + std::to_string(opset));
     return out;
 }
 
 void StepperPanel::setGroupFunctions(bool on) { groupFunctions_->setChecked(on); }
+
+void StepperPanel::setTargetOpset(int opset) {
+    const int i = targetOpset_->findData(opset);
+    targetOpset_->setCurrentIndex(i >= 0 ? i : 0);
+}
 
 void StepperPanel::run() {
     if (!model_) return;

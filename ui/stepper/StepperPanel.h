@@ -39,6 +39,8 @@ public:
     void setVerifyOutputs(bool on);
     /// Append the `group-functions` pass (each fusion group becomes one function call) as the last step.
     void setGroupFunctions(bool on);
+    /// Prepend the `version-convert` pass toward ai.onnx opset `opset` (0: keep the model's opset).
+    void setTargetOpset(int opset);
     bool verifyOutputs() const;
     /// "NAME=VALUE,..." pins for the model's symbolic input dims during verification (others: 1).
     void setVerifyDims(const QString& pins);
@@ -81,6 +83,7 @@ private:
     QLineEdit* passList_ = nullptr;
     QCheckBox* verify_ = nullptr;
     QCheckBox* groupFunctions_ = nullptr;  ///< append group-functions: fusion groups become function calls
+    QComboBox* targetOpset_ = nullptr;     ///< prepend version-convert toward this opset (data 0: keep)
     QLineEdit* verifyDims_ = nullptr;
     QPushButton* runButton_ = nullptr;
     QPushButton* cancelButton_ = nullptr;

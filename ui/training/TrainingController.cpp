@@ -17,6 +17,7 @@
 #include "eval/TensorOps.h"
 #include "examples/Builder.h"
 #include "graph/GraphView.h"
+#include "passes/PassRegistrations.h"
 #include "stepper/StepperPanel.h"
 
 namespace passlens::ui {
@@ -84,9 +85,13 @@ NodeStyle TrainingController::gradientOfSelectionStyle() {
 }
 
 void TrainingController::buildTrainingGraph(const autodiff::AutodiffOptions& options) {
+    // The training pipeline's passes, with autodiff made for the options chosen in the dialog.
     registry_ = std::make_unique<passes::PassRegistry>();
-    passes::registerBasicPasses(*registry_);
-    registry_->add("autodiff", "Adds a loss and the backward graph", passes::Level::None, 50,
+    for (auto* add : {passes::registerConstantFoldingPass, passes::registerAlgebraicPass, passes::registerCsePass,
+                      passes::registerDcePass})
+        add(*registry_);
+    const auto autodiffPass = autodiff::makeAutodiffPass(options);
+    registry_->add(autodiffPass->name(), autodiffPass->description(), passes::Level::None, 50,
                    [options] { return autodiff::makeAutodiffPass(options); });
     StepperPanel* stepper = window_->stepper();
     stepper->setRegistry(registry_.get());

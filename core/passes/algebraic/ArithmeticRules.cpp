@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "passes/algebraic/Rules.h"
+#include "passes/match/Match.h"
 #include "ir/CheckedMath.h"
 #include "ir/Error.h"
 
@@ -56,7 +57,7 @@ std::vector<float> combine(const Tensor& a, const Tensor& b, const std::vector<i
 
 /// (x·c1)·c2 → x·(c1·c2) and (x+c1)+c2 → x+(c1+c2) for float32 constants.
 bool reassociate(Rewriter& rw, NodeId id, Revisit& revisit) {
-    Graph& g = rw.graph();
+    const Graph& g = rw.graph();
     const Node& n = g.node(id);
     if (n.inputs.size() != 2 || n.inputs[0] == kNone || n.inputs[1] == kNone) return false;
     const int cs = isFloatConstant(g.value(n.inputs[1])) ? 1 : isFloatConstant(g.value(n.inputs[0])) ? 0 : -1;
@@ -75,7 +76,7 @@ bool reassociate(Rewriter& rw, NodeId id, Revisit& revisit) {
     const std::string sym = multiply ? "·" : "+";
     rw.setRule(multiply ? "reassociate-mul" : "reassociate-add");
     const std::string name = n.displayName(), innerName = inner.displayName();
-    if (!hasSingleReader(rw, mid)) {
+    if (!match::hasSingleReader(rw.graph(), mid)) {
         rw.missed({id, innerId}, "not reassociated: " + innerName + "'s result has other readers", {mid});
         return true;
     }
@@ -114,7 +115,7 @@ bool reassociate(Rewriter& rw, NodeId id, Revisit& revisit) {
 /// Max(x, LeakyRelu(x)) = LeakyRelu(x) when alpha ≤ 1 (αx ≤ x for x ≥ 0 and αx ≥ x for x < 0);
 /// Max(x, Relu(x)) = Relu(x).
 bool maxOfActivation(Rewriter& rw, NodeId id) {
-    Graph& g = rw.graph();
+    const Graph& g = rw.graph();
     const Node& n = g.node(id);
     if (n.inputs.size() != 2 || n.inputs[0] == kNone || n.inputs[1] == kNone) return false;
     for (size_t s = 0; s < 2; ++s) {
@@ -142,7 +143,7 @@ bool maxOfActivation(Rewriter& rw, NodeId id) {
 
 /// x·0 = 0 for integer x (static output shape): folded to a zero constant.
 bool mulByZero(Rewriter& rw, NodeId id) {
-    Graph& g = rw.graph();
+    const Graph& g = rw.graph();
     const Node& n = g.node(id);
     if (n.inputs.size() != 2 || n.inputs[0] == kNone || n.inputs[1] == kNone) return false;
     const int zs = constantAll(g.value(n.inputs[1]), 0.0) ? 1 : constantAll(g.value(n.inputs[0]), 0.0) ? 0 : -1;

@@ -5,6 +5,7 @@
 #include <limits>
 
 #include "passes/algebraic/Rules.h"
+#include "passes/match/Match.h"
 
 namespace passlens::passes::algebraic {
 
@@ -50,7 +51,7 @@ bool isDefaultOp(const Node& n, const char* op) { return n.opType == op && (n.do
 }  // namespace
 
 bool mergeReluClip(Rewriter& rw, NodeId id, Revisit& revisit) {
-    Graph& g = rw.graph();
+    const Graph& g = rw.graph();
     const Node& outer = g.node(id);
     if (!isDefaultOp(outer, "Relu") && !isDefaultOp(outer, "Clip")) return false;
     const NodeId innerId = g.value(outer.inputs[0]).producer;
@@ -64,7 +65,7 @@ bool mergeReluClip(Rewriter& rw, NodeId id, Revisit& revisit) {
     if (x == kNone || g.value(x).type.elemType != DataType::Float) return false;
     rw.setRule(reluOfClip ? "relu-clip" : "clip-relu");
     const std::string pair = inner.displayName() + " → " + outer.displayName();
-    if (!hasSingleReader(rw, outer.inputs[0])) {
+    if (!match::hasSingleReader(rw.graph(), outer.inputs[0])) {
         rw.missed({innerId, id}, pair + " not merged: '" + g.value(outer.inputs[0]).name + "' has other readers");
         return true;
     }

@@ -74,11 +74,6 @@ std::optional<std::vector<int64_t>> broadcastDims(const std::vector<int64_t>& a,
     return out;
 }
 
-bool hasSingleReader(Rewriter& rw, ValueId v) {
-    const Value& val = rw.graph().value(v);
-    return val.consumers.size() == 1 && !val.isGraphOutput && !rw.isCapturedBySubgraph(v);
-}
-
 bool isIntegerType(DataType t) {
     switch (t) {
     case DataType::Int8: case DataType::Int16: case DataType::Int32: case DataType::Int64:
@@ -100,7 +95,7 @@ void bypass(Rewriter& rw, NodeId id, size_t in, const std::string& rule, const s
 }
 
 void cancelPair(Rewriter& rw, NodeId outer, NodeId inner, ValueId x, const std::string& rule, const std::string& why) {
-    Graph& g = rw.graph();
+    const Graph& g = rw.graph();
     rw.setRule(rule);
     const ValueId out = g.node(outer).outputs[0];
     const ValueId mid = g.node(outer).inputs[0];

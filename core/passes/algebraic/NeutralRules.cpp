@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "passes/algebraic/Rules.h"
+#include "passes/match/Match.h"
 #include "passes/layout/TransposeUtil.h"
 
 namespace passlens::passes::algebraic {
@@ -39,7 +40,7 @@ bool onlyFirstOutputRead(const Graph& g, const Node& n) {
 
 /// Transpose(Transpose(x, p1), p2) = Transpose(x, p1∘p2), when the inner result has no other reader.
 void composeTransposes(Rewriter& rw, NodeId id) {
-    Graph& g = rw.graph();
+    const Graph& g = rw.graph();
     const Node& n = g.node(id);
     ValueId mid = n.inputs[0];
     NodeId innerId = g.value(mid).producer;
@@ -47,7 +48,7 @@ void composeTransposes(Rewriter& rw, NodeId id) {
     std::vector<int64_t> p1 = g.node(innerId).attrInts("perm"), p2 = n.attrInts("perm");
     if (p1.empty() || p1.size() != p2.size() || !layoututil::isPermutation(p1) || !layoututil::isPermutation(p2)) return;
     rw.setRule("compose-transposes");
-    if (!hasSingleReader(rw, mid)) {
+    if (!match::hasSingleReader(rw.graph(), mid)) {
         rw.missed({id, innerId}, "not composed: " + g.node(innerId).displayName() + "'s result has other readers", {mid});
         return;
     }
@@ -65,7 +66,7 @@ void composeTransposes(Rewriter& rw, NodeId id) {
 
 /// x / c = x * (1/c) for a float32 constant c with no zero or subnormal element.
 bool divToMul(Rewriter& rw, NodeId id, Revisit& revisit) {
-    Graph& g = rw.graph();
+    const Graph& g = rw.graph();
     const Node& n = g.node(id);
     const Value& c = g.value(n.inputs[1]);
     if (!c.initializer || c.isGraphInput || c.initializer->dtype != DataType::Float || constantAll(c, 1.0)) return false;
@@ -90,7 +91,7 @@ bool divToMul(Rewriter& rw, NodeId id, Revisit& revisit) {
 }
 
 bool dropout(Rewriter& rw, NodeId id) {
-    Graph& g = rw.graph();
+    const Graph& g = rw.graph();
     const Node& n = g.node(id);
     rw.setRule("dropout-inference");
     const bool hasMode = n.inputs.size() > 2 && n.inputs[2] != kNone;
@@ -109,7 +110,7 @@ bool dropout(Rewriter& rw, NodeId id) {
 }  // namespace
 
 bool simplifyNeutral(Rewriter& rw, NodeId id, Revisit& revisit) {
-    Graph& g = rw.graph();
+    const Graph& g = rw.graph();
     const Node& n = g.node(id);
     const Value& out = g.value(n.outputs[0]);
     const std::string& op = n.opType;

@@ -28,8 +28,6 @@ std::optional<std::vector<int64_t>> intsFromAttrOrInput(const ir::Graph& g, cons
                                                         size_t slot, bool* present = nullptr);
 /// Numpy broadcast of two static shapes; nullopt when incompatible.
 std::optional<std::vector<int64_t>> broadcastDims(const std::vector<int64_t>& a, const std::vector<int64_t>& b);
-/// One reader, not a graph output and not captured by a subgraph.
-bool hasSingleReader(Rewriter& rw, ir::ValueId v);
 bool isIntegerType(ir::DataType t);
 /// Readers of the node's output read its input `in`; the node is erased (applied remark).
 void bypass(Rewriter& rw, ir::NodeId id, size_t in, const std::string& rule, const std::string& why);

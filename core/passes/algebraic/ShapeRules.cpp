@@ -5,6 +5,7 @@
 #include <set>
 
 #include "passes/algebraic/Rules.h"
+#include "passes/match/Match.h"
 
 namespace passlens::passes::algebraic {
 
@@ -21,7 +22,7 @@ std::string intsText(const std::vector<int64_t>& v) {
 /// Reshape(Reshape(x, s1), s2) = Reshape(x, s2'), where s2' spells out the 0 ("copy this dim")
 /// entries of s2, which refer to the intermediate's dims, not x's.
 bool mergeReshapes(Rewriter& rw, NodeId id, Revisit& revisit) {
-    Graph& g = rw.graph();
+    const Graph& g = rw.graph();
     const Node& n = g.node(id);
     const ValueId mid = n.inputs[0];
     const NodeId innerId = g.value(mid).producer;
@@ -34,7 +35,7 @@ bool mergeReshapes(Rewriter& rw, NodeId id, Revisit& revisit) {
         rw.missed({id, innerId}, "not merged: the target shape of " + name + " is not a constant", {n.inputs[1]});
         return true;
     }
-    if (!hasSingleReader(rw, mid)) {
+    if (!match::hasSingleReader(rw.graph(), mid)) {
         rw.missed({id, innerId}, "not merged: " + innerName + "'s result has other readers", {mid});
         return true;
     }
@@ -72,7 +73,7 @@ bool mergeReshapes(Rewriter& rw, NodeId id, Revisit& revisit) {
 
 /// Unsqueeze(Squeeze(x, A), A) = x and Squeeze(Unsqueeze(x, A), A) = x.
 bool cancelSqueezePair(Rewriter& rw, NodeId id) {
-    Graph& g = rw.graph();
+    const Graph& g = rw.graph();
     const Node& n = g.node(id);
     const ValueId mid = n.inputs[0];
     const NodeId innerId = g.value(mid).producer;
@@ -179,7 +180,7 @@ bool expandIsNoOp(const Graph& g, const Node& n) {
 }  // namespace
 
 bool simplifyShapeOps(Rewriter& rw, NodeId id, Revisit& revisit) {
-    Graph& g = rw.graph();
+    const Graph& g = rw.graph();
     const Node& n = g.node(id);
     const std::string& op = n.opType;
     if (op == "Reshape" && n.inputs.size() > 1 && n.inputs[1] != kNone) return mergeReshapes(rw, id, revisit);

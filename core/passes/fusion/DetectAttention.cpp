@@ -99,4 +99,8 @@ void DetectAttention::runImpl(PassContext& ctx) const {
     });
 }
 
+void registerDetectAttentionPass(PassRegistry& reg) {
+    reg.add<DetectAttention>(Level::Extended, 290);
+}
+
 }  // namespace passlens::passes

@@ -33,7 +33,7 @@ std::optional<Step> stepOf(const Graph& g, NodeId id) {
     Step s{id, n.inputs[0], n.inputs[1], 0, it->second};
     const bool commutative = s.op == '*' || s.op == '+';
     if (commutative && constantOf(g, s.x) && !constantOf(g, s.k)) std::swap(s.x, s.k);
-    const Tensor* t = constantOf(g, s.k);
+    const TensorPtr t = constantOf(g, s.k);
     if (constantOf(g, s.x) || !t || t->dtype != DataType::Float || t->elementCount() != 1) return std::nullopt;
     if (g.value(s.x).type.elemType != DataType::Float) return std::nullopt;
     s.c = t->as<float>()[0];
@@ -63,7 +63,7 @@ std::string opName(char op) { return op == '*' ? "Mul" : op == '/' ? "Div" : op 
 
 void FoldConstantChains::runImpl(PassContext& ctx) const {
     ctx.forEachGraph([&](Rewriter& rw) {
-        Graph& g = rw.graph();
+        const Graph& g = rw.graph();
         rw.setRule("constant-chain");
         for (NodeId id : std::vector<NodeId>(g.nodeOrder())) {
             NodeId cur = id;
@@ -78,8 +78,8 @@ void FoldConstantChains::runImpl(PassContext& ctx) const {
                 if (!second || second->x != y) break;
                 auto [op, c] = combine(*first, *second);
                 if (!op || !std::isfinite(c)) break;
-                const Tensor* ta = constantOf(g, first->k);
-                const Tensor* tb = constantOf(g, second->k);
+                const TensorPtr ta = constantOf(g, first->k);
+                const TensorPtr tb = constantOf(g, second->k);
                 std::vector<int64_t> dims = ta->dims.size() >= tb->dims.size() ? ta->dims : tb->dims;
                 const std::string names = g.node(cur).displayName() + " + " + g.node(nextId).displayName();
                 ValueId k = rw.newInitializer(g.value(first->k).name + "_chained", makeTensorOf(DataType::Float, dims, std::vector<float>{float(c)}));
@@ -92,6 +92,11 @@ void FoldConstantChains::runImpl(PassContext& ctx) const {
             }
         }
     });
+}
+
+void registerFoldConstantChainsPass(PassRegistry& reg) {
+    // After the pattern fusions, which match the exporters' own constant steps (+3, /6, ...).
+    reg.add<FoldConstantChains>(Level::Extended, 270);
 }
 
 }  // namespace passlens::passes

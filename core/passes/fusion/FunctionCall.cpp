@@ -20,7 +20,7 @@ std::map<NodeId, size_t> topologicalPositions(const Graph& g) {
 NodeId replaceByFunctionCall(Rewriter& rw, std::vector<NodeId> nodes, const std::vector<ValueId>& ins, ValueId out,
                              const std::map<NodeId, size_t>& position, const std::string& baseName, const std::string& docString,
                              const std::string& at, NodeId anchor, const std::string& suffix) {
-    Graph& g = rw.graph();
+    const Graph& g = rw.graph();
     auto pos = [&](NodeId n) { auto it = position.find(n); return it == position.end() ? SIZE_MAX : it->second; };
     std::sort(nodes.begin(), nodes.end(), [&](NodeId a, NodeId b) { return pos(a) < pos(b); });
     std::vector<ValueId> constants;

@@ -24,7 +24,7 @@ const Tensor* floatConstant(const Graph& g, ValueId v) {
 
 void FuseConvBatchNorm::runImpl(PassContext& ctx) const {
     ctx.forEachGraph([&](Rewriter& rw) {
-        Graph& g = rw.graph();
+        const Graph& g = rw.graph();
         rw.setRule("fold-conv-bn");
         std::vector<ValueId> replacedConstants;
         for (NodeId bnId : std::vector<NodeId>(g.nodeOrder())) {
@@ -111,44 +111,10 @@ void FuseConvBatchNorm::runImpl(PassContext& ctx) const {
     });
 }
 
-void registerFusionPasses(PassRegistry& r) {
+void registerFuseConvBatchNormPass(PassRegistry& reg) {
     // Level basic holds the limited, semantics-preserving fusions of the lectures' O3 (ONNX Runtime's
-    // level 1: ConvBNFusion, ConvAddFusion, ConvMulFusion, MatMulAddFusion, GemmTransposeFusion,
-    // ReshapeFusion);
-    // level extended the complex pattern fusions.
-    r.add("fuse-conv-bn", FuseConvBatchNorm().description(), Level::Basic, 200,
-          [] { return std::make_unique<FuseConvBatchNorm>(); });
-    // Before the Conv folds, so a HardSwish's own +3 is not offered to them as a bias.
-    r.add("fuse-hard-swish", FuseHardSwish().description(), Level::Extended, 202,
-          [] { return std::make_unique<FuseHardSwish>(); });
-    r.add("fuse-conv-mul-add", FuseConvScaleShift().description(), Level::Basic, 205,
-          [] { return std::make_unique<FuseConvScaleShift>(); });
-    r.add("fuse-layer-norm", FuseLayerNorm().description(), Level::Extended, 210,
-          [] { return std::make_unique<FuseLayerNorm>(); });
-    // ONNX Runtime runs its ReshapeFusion at level 1 too: the constant target is exact, and it
-    // gives the Reshape's result a known rank, which the 2-D MatMul + Add → Gemm fold needs.
-    r.add("fuse-reshape", FuseReshape().description(), Level::Basic, 215,
-          [] { return std::make_unique<FuseReshape>(); });
-    r.add("fuse-matmul-add", FuseMatMulAdd().description(), Level::Basic, 230,
-          [] { return std::make_unique<FuseMatMulAdd>(); });
-    r.add("fuse-prelu", FusePRelu().description(), Level::Extended, 240,
-          [] { return std::make_unique<FusePRelu>(); });
-    r.add("fuse-global-pool", FuseGlobalPool().description(), Level::Extended, 250,
-          [] { return std::make_unique<FuseGlobalPool>(); });
-    r.add("fuse-gelu", FuseGelu().description(), Level::Extended, 260,
-          [] { return std::make_unique<FuseGelu>(); });
-    r.add("fuse-silu", FuseSilu().description(), Level::Extended, 265,
-          [] { return std::make_unique<FuseSilu>(); });
-    // After the patterns above, which match the exporters' own constant steps (+3, /6, ...).
-    r.add("fold-constant-chains", FoldConstantChains().description(), Level::Extended, 270,
-          [] { return std::make_unique<FoldConstantChains>(); });
-    // Level all: calls of model-local functions, after every standard-op pattern fusion.
-    r.add("group-gelu", GroupGelu().description(), Level::All, 275, [] { return std::make_unique<GroupGelu>(); });
-    r.add("group-silu", GroupSilu().description(), Level::All, 276, [] { return std::make_unique<GroupSilu>(); });
-    r.add("group-attention", GroupAttention().description(), Level::All, 277,
-          [] { return std::make_unique<GroupAttention>(); });
-    r.add("detect-attention", DetectAttention().description(), Level::Extended, 290,
-          [] { return std::make_unique<DetectAttention>(); });
+    // level 1: ConvBNFusion, ConvAddFusion, ConvMulFusion, MatMulAddFusion, ReshapeFusion).
+    reg.add<FuseConvBatchNorm>(Level::Basic, 200);
 }
 
 }  // namespace passlens::passes

@@ -18,7 +18,7 @@ namespace {
 /// nullopt when `t` varies along any other axis (or would raise the output's rank).
 std::optional<std::vector<double>> perChannel(const Graph& g, ValueId t, size_t rank, int64_t channels) {
     auto vals = floatValues(g, t);
-    const Tensor* tensor = constantOf(g, t);
+    const TensorPtr tensor = constantOf(g, t);
     if (!vals || !tensor || tensor->dims.size() > rank) return std::nullopt;
     std::vector<int64_t> dims(rank - tensor->dims.size(), 1);
     dims.insert(dims.end(), tensor->dims.begin(), tensor->dims.end());
@@ -32,7 +32,7 @@ std::optional<std::vector<double>> perChannel(const Graph& g, ValueId t, size_t 
 
 void FuseConvScaleShift::runImpl(PassContext& ctx) const {
     ctx.forEachGraph([&](Rewriter& rw) {
-        Graph& g = rw.graph();
+        const Graph& g = rw.graph();
         rw.setRule("fold-conv-mul-add");
         for (NodeId start : std::vector<NodeId>(g.nodeOrder())) {
             NodeId convId = start;
@@ -44,7 +44,7 @@ void FuseConvScaleShift::runImpl(PassContext& ctx) const {
                 const Node& op = g.node(opId);
                 if ((!isOp(op, "Mul") && !isOp(op, "Add")) || op.inputs.size() != 2) break;
                 const bool isMul = op.opType == "Mul";
-                const Tensor* w = conv.inputs.size() > 1 ? constantOf(g, conv.inputs[1]) : nullptr;
+                const TensorPtr w = conv.inputs.size() > 1 ? constantOf(g, conv.inputs[1]) : nullptr;
                 if (!w || w->dtype != DataType::Float || w->dims.size() < 3 || w->dims[0] <= 0) break;
                 const int64_t channels = w->dims[0];
                 ValueId k = otherInput(op, y);
@@ -57,7 +57,7 @@ void FuseConvScaleShift::runImpl(PassContext& ctx) const {
                               {y});
                     break;
                 }
-                const Tensor* b = conv.inputs.size() > 2 && conv.inputs[2] != kNone ? constantOf(g, conv.inputs[2]) : nullptr;
+                const TensorPtr b = conv.inputs.size() > 2 && conv.inputs[2] != kNone ? constantOf(g, conv.inputs[2]) : nullptr;
                 if (conv.inputs.size() > 2 && conv.inputs[2] != kNone && (!b || b->dtype != DataType::Float)) {
                     rw.missed({convId, opId}, pair + " not folded: " + conv.displayName() + "'s bias is not a float32 constant");
                     break;
@@ -93,6 +93,10 @@ void FuseConvScaleShift::runImpl(PassContext& ctx) const {
             }
         }
     });
+}
+
+void registerFuseConvScaleShiftPass(PassRegistry& reg) {
+    reg.add<FuseConvScaleShift>(Level::Basic, 205);
 }
 
 }  // namespace passlens::passes

@@ -124,11 +124,15 @@ void FuseGelu::runImpl(PassContext& ctx) const {
     const std::string needs = "Gelu needs opset " + std::to_string(kGeluOpset) + ", this build's ONNX supports opset " +
                               std::to_string(highest) + "; left as is";
     ctx.forEachGraph([&](Rewriter& rw) {
-        Graph& g = rw.graph();
+        const Graph& g = rw.graph();
         rw.setRule("gelu");
         for (const ActivationForm& f : findGeluForms(g))
             rw.missed(f.nodes, f.form + " at " + g.node(f.anchor).displayName() + ": " + needs);
     });
+}
+
+void registerFuseGeluPass(PassRegistry& reg) {
+    reg.add<FuseGelu>(Level::Extended, 260);
 }
 
 }  // namespace passlens::passes

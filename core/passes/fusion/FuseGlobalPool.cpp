@@ -28,7 +28,7 @@ std::optional<std::set<int64_t>> axesOf(const Node& n, size_t rank) {
 
 void FuseGlobalPool::runImpl(PassContext& ctx) const {
     ctx.forEachGraph([&](Rewriter& rw) {
-        Graph& g = rw.graph();
+        const Graph& g = rw.graph();
         rw.setRule("global-average-pool");
         for (NodeId id : std::vector<NodeId>(g.nodeOrder())) {
             if (!g.hasNode(id) || !isOp(g.node(id), "ReduceMean")) continue;
@@ -68,6 +68,10 @@ void FuseGlobalPool::runImpl(PassContext& ctx) const {
             rw.applied({fused}, where + ": " + std::to_string(group.size()) + " ReduceMean fused into GlobalAveragePool");
         }
     });
+}
+
+void registerFuseGlobalPoolPass(PassRegistry& reg) {
+    reg.add<FuseGlobalPool>(Level::Extended, 250);
 }
 
 }  // namespace passlens::passes

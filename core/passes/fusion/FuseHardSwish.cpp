@@ -79,7 +79,7 @@ void FuseHardSwish::runImpl(PassContext& ctx) const {
     const std::string needs = "HardSwish needs opset " + std::to_string(kHardSwishOpset) + ", the model has opset " +
                               std::to_string(opset) + " (use --target-opset " + std::to_string(kHardSwishOpset) + ")";
     ctx.forEachGraph([&](Rewriter& rw) {
-        Graph& g = rw.graph();
+        const Graph& g = rw.graph();
         for (NodeId clipId : std::vector<NodeId>(g.nodeOrder())) {
             if (!g.hasNode(clipId) || !isOp(g.node(clipId), "Clip")) continue;
             NodeId addId = kNone;
@@ -192,6 +192,11 @@ void FuseHardSwish::runImpl(PassContext& ctx) const {
             rw.applied({fused}, where + ": 2 nodes fused into HardSwish");
         }
     });
+}
+
+void registerFuseHardSwishPass(PassRegistry& reg) {
+    // Before the Conv folds, so a HardSwish's own +3 is not offered to them as a bias.
+    reg.add<FuseHardSwish>(Level::Extended, 202);
 }
 
 }  // namespace passlens::passes

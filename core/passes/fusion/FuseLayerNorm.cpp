@@ -176,7 +176,7 @@ private:
         }
         for (ValueId p : {m.gamma, m.beta}) {
             if (p == kNone) continue;
-            const Tensor* t = constantOf(g_, p);
+            const TensorPtr t = constantOf(g_, p);
             std::vector<int64_t> have = t->dims;
             while (!have.empty() && have.front() == 1 && have.size() > (want ? want->size() : 1)) have.erase(have.begin());
             if (!want && k == 1 && have.size() == 1) want = have;
@@ -212,7 +212,7 @@ TensorPtr reshaped(const Tensor& t, const std::vector<int64_t>& dims) {
 void FuseLayerNorm::runImpl(PassContext& ctx) const {
     const int64_t opset = defaultOpset(ctx.model());
     ctx.forEachGraph([&](Rewriter& rw) {
-        Graph& g = rw.graph();
+        const Graph& g = rw.graph();
         rw.setRule("layer-norm");
         for (NodeId id : std::vector<NodeId>(g.nodeOrder())) {
             if (!g.hasNode(id) || !isOp(g.node(id), "ReduceMean")) continue;
@@ -258,6 +258,10 @@ void FuseLayerNorm::runImpl(PassContext& ctx) const {
             removeUnreadConstants(rw, oldConstants, "layer-norm fusion");
         }
     });
+}
+
+void registerFuseLayerNormPass(PassRegistry& reg) {
+    reg.add<FuseLayerNorm>(Level::Extended, 210);
 }
 
 }  // namespace passlens::passes

@@ -61,12 +61,12 @@ TensorPtr transposed(const Tensor& t, const std::vector<int64_t>& perm) {
 
 /// MatMul(A, Transpose(B)) with a constant B read only there: B is stored pre-transposed.
 bool foldConstantTranspose(Rewriter& rw, NodeId mmId) {
-    Graph& g = rw.graph();
+    const Graph& g = rw.graph();
     for (size_t side = 0; side < 2; ++side) {
         ValueId v = g.node(mmId).inputs[side];
         NodeId t = producerOf(g, v, "Transpose");
         if (t == kNone || readerCount(g, v) != 1) continue;
-        const Tensor* c = constantOf(g, g.node(t).inputs[0]);
+        const TensorPtr c = constantOf(g, g.node(t).inputs[0]);
         if (!c || elementSize(c->dtype) == 0 || c->dims.empty()) continue;
         auto perm = g.node(t).attrInts("perm");
         if (perm.empty())
@@ -103,10 +103,10 @@ std::string flatteningNote(const Graph& g, ValueId a, ValueId b, ValueId c, std:
     if (!ra && rb == size_t(2)) return "; A's rank is unknown, so whether a Reshape could flatten it to 2-D is undecided (pinning its symbolic dims may tell)";
     if (!ra || !rb) return "";
     if (*rb != 2 || *ra < 3) return *ra >= 2 && *rb >= 3 ? "; B is batched, no single Gemm computes it" : "";
-    const Tensor* w = constantOf(g, b);
+    const TensorPtr w = constantOf(g, b);
     if (!w || w->dims.size() != 2) return "; flattening A to 2-D would need B to be a constant 2-D initializer";
     const int64_t m = w->dims[1];
-    const Tensor* bias = constantOf(g, c);
+    const TensorPtr bias = constantOf(g, c);
     std::vector<int64_t> biasDims = bias ? bias->dims : std::vector<int64_t>{};
     while (!biasDims.empty() && biasDims.front() == 1 && biasDims.size() > 1) biasDims.erase(biasDims.begin());
     if (!bias || biasDims.size() > 1 || (biasDims.size() == 1 && biasDims[0] != 1 && biasDims[0] != m))
@@ -132,7 +132,7 @@ std::string flatteningNote(const Graph& g, ValueId a, ValueId b, ValueId c, std:
 void FuseMatMulAdd::runImpl(PassContext& ctx) const {
     const int64_t opset = defaultOpset(ctx.model());
     ctx.forEachGraph([&](Rewriter& rw) {
-        Graph& g = rw.graph();
+        const Graph& g = rw.graph();
         rw.setRule("matmul-add-gemm");
         for (NodeId mmId : std::vector<NodeId>(g.nodeOrder())) {
             if (!g.hasNode(mmId) || !isOp(g.node(mmId), "MatMul")) continue;
@@ -160,7 +160,7 @@ void FuseMatMulAdd::runImpl(PassContext& ctx) const {
                 continue;
             }
             if (g.value(y).type.elemType != DataType::Float) { refuse("the product is not float32"); continue; }
-            const Tensor* bias = constantOf(g, c);
+            const TensorPtr bias = constantOf(g, c);
             // A symbolic dim (-1 here) only takes a bias dim of 1: a bias [N] fits M rows however many.
             std::optional<std::vector<int64_t>> yDims;
             if (auto d0 = dimOf(g, y, 0), d1 = dimOf(g, y, 1); d0 && d1)
@@ -193,6 +193,10 @@ void FuseMatMulAdd::runImpl(PassContext& ctx) const {
             rw.applied({gemm}, pair + " fused into Gemm" + folded);
         }
     });
+}
+
+void registerFuseMatMulAddPass(PassRegistry& reg) {
+    reg.add<FuseMatMulAdd>(Level::Basic, 230);
 }
 
 }  // namespace passlens::passes

@@ -14,7 +14,7 @@ using namespace passlens::passes::pattern;
 
 void FusePRelu::runImpl(PassContext& ctx) const {
     ctx.forEachGraph([&](Rewriter& rw) {
-        Graph& g = rw.graph();
+        const Graph& g = rw.graph();
         rw.setRule("prelu");
         for (NodeId id : std::vector<NodeId>(g.nodeOrder())) {
             if (!g.hasNode(id)) continue;
@@ -88,6 +88,10 @@ void FusePRelu::runImpl(PassContext& ctx) const {
             }
         }
     });
+}
+
+void registerFusePReluPass(PassRegistry& reg) {
+    reg.add<FusePRelu>(Level::Extended, 240);
 }
 
 }  // namespace passlens::passes

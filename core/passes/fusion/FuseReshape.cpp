@@ -11,7 +11,6 @@
 #include <map>
 
 #include "ir/Tensor.h"
-#include "onnx/ShapeInference.h"
 #include "passes/ShapeChain.h"
 #include "passes/fusion/FusionPasses.h"
 #include "passes/fusion/PatternUtil.h"
@@ -27,7 +26,7 @@ namespace {
 /// constants only they read. Returns "Gather_3 (read by Div_7)" for every node that stays.
 /// `captures`: whether the graph has subgraphs that could read a chain value by name.
 std::string removeDeadChain(Rewriter& rw, std::vector<NodeId> chain, const std::string& why, bool captures) {
-    Graph& g = rw.graph();
+    const Graph& g = rw.graph();
     std::vector<ValueId> constants;
     for (bool progress = true; progress;) {
         progress = false;
@@ -137,7 +136,7 @@ struct PendingMiss {
 
 /// One sweep over a graph's Reshapes and Expands; true when a target was made constant.
 bool sweep(Rewriter& rw, std::map<std::string, ValueId>& madeTargets, std::vector<PendingMiss>& misses) {
-    Graph& g = rw.graph();
+    const Graph& g = rw.graph();
     const bool captures = hasSubgraphNodes(g);  // asked once: it scans every node
     bool changed = false;
     const std::vector<NodeId> order = g.nodeOrder();
@@ -200,13 +199,19 @@ void FuseReshape::runImpl(PassContext& ctx) const {
             }
         });
         if (!changed || !rankBlocked) break;
-        try { onnxio::inferShapes(ctx.model()); } catch (...) { break; }  // shapes stay as they were
+        if (!ctx.inferShapes()) break;  // shapes stay as they were
     }
     for (auto& [rw, m] : misses) {
         rw->setRule(m.rule);
         rw->missed(m.nodes, m.message);
         rw->setRule({});
     }
+}
+
+void registerFuseReshapePass(PassRegistry& reg) {
+    // ONNX Runtime runs its ReshapeFusion at level 1 too: the constant target is exact, and it
+    // gives the Reshape's result a known rank, which the 2-D MatMul + Add → Gemm fold needs.
+    reg.add<FuseReshape>(Level::Basic, 215);
 }
 
 }  // namespace passlens::passes

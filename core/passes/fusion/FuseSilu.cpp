@@ -41,12 +41,16 @@ std::vector<ActivationForm> findSiluForms(const Graph& g) {
 
 void FuseSilu::runImpl(PassContext& ctx) const {
     ctx.forEachGraph([&](Rewriter& rw) {
-        Graph& g = rw.graph();
+        const Graph& g = rw.graph();
         rw.setRule("silu");
         for (const ActivationForm& f : findSiluForms(g))
             rw.missed(f.nodes, f.form + " at " + g.node(f.anchor).displayName() +
                                    ": no standard ONNX op computes it up to opset 17; left as is");
     });
+}
+
+void registerFuseSiluPass(PassRegistry& reg) {
+    reg.add<FuseSilu>(Level::Extended, 265);
 }
 
 }  // namespace passlens::passes

@@ -191,6 +191,4 @@ protected:
     void runImpl(PassContext& ctx) const override;
 };
 
-void registerFusionPasses(PassRegistry& registry);
-
 }  // namespace passlens::passes

@@ -39,7 +39,7 @@ std::string refusal(const Graph& g, const ActivationForm& form) {
 
 void groupForms(PassContext& ctx, const std::string& rule, std::vector<ActivationForm> (*find)(const Graph&)) {
     ctx.forEachGraph([&](Rewriter& rw) {
-        Graph& g = rw.graph();
+        const Graph& g = rw.graph();
         rw.setRule(rule);
         const auto position = topologicalPositions(g);
         std::set<NodeId> taken;  // nodes already moved into a call (forms may overlap)
@@ -62,5 +62,14 @@ void groupForms(PassContext& ctx, const std::string& rule, std::vector<Activatio
 void GroupGelu::runImpl(PassContext& ctx) const { groupForms(ctx, "group-gelu", &findGeluForms); }
 
 void GroupSilu::runImpl(PassContext& ctx) const { groupForms(ctx, "group-silu", &findSiluForms); }
+
+void registerGroupGeluPass(PassRegistry& reg) {
+    // Level all: calls of model-local functions, after every standard-op pattern fusion.
+    reg.add<GroupGelu>(Level::All, 275);
+}
+
+void registerGroupSiluPass(PassRegistry& reg) {
+    reg.add<GroupSilu>(Level::All, 276);
+}
 
 }  // namespace passlens::passes

@@ -55,7 +55,7 @@ std::vector<ValueId> formalInputs(const Graph& g, const std::vector<NodeId>& nod
 
 void GroupAttention::runImpl(PassContext& ctx) const {
     ctx.forEachGraph([&](Rewriter& rw) {
-        Graph& g = rw.graph();
+        const Graph& g = rw.graph();
         rw.setRule("group-attention");
         const auto position = topologicalPositions(g);
         const bool captures = hasSubgraphNodes(g);  // asked once: it scans every node
@@ -78,6 +78,10 @@ void GroupAttention::runImpl(PassContext& ctx) const {
         }
         rw.setRule({});
     });
+}
+
+void registerGroupAttentionPass(PassRegistry& reg) {
+    reg.add<GroupAttention>(Level::All, 277);
 }
 
 }  // namespace passlens::passes

@@ -1,5 +1,7 @@
 // Fusion groups exported as model-local functions (see GroupFunctions.h).
 #include "passes/fusion/GroupFunctions.h"
+#include "passes/match/Equality.h"
+#include "passes/match/Match.h"
 
 #include <functional>
 #include <map>
@@ -94,39 +96,6 @@ size_t deepCount(const Graph& g) {
 }
 
 
-/// The body's computation with value names left out: ops, wiring by position, attributes, constants.
-std::string bodySignature(const Graph& body) {
-    std::map<ValueId, size_t> index;
-    for (ValueId v : body.inputs()) index.emplace(v, index.size());
-    std::string s = std::to_string(body.inputs().size()) + "|";
-    auto tensorText = [](const TensorPtr& t) {
-        std::string out = t ? std::to_string(static_cast<int>(t->dtype)) + ":" : "null";
-        if (!t) return out;
-        for (int64_t d : t->dims) out += std::to_string(d) + ",";
-        for (std::byte b : t->data.bytes()) out += std::to_string(static_cast<int>(b)) + ".";
-        return out;
-    };
-    for (NodeId n : body.nodeOrder()) {
-        const Node& node = body.node(n);
-        s += canonicalDomain(node.domain) + "::" + node.opType + "(";
-        for (ValueId v : node.inputs) s += (v == kNone ? std::string("-") : std::to_string(index.count(v) ? index.at(v) : 99999)) + ",";
-        s += ")[";
-        for (const Attribute& a : node.attributes) {
-            s += a.name + "=" + std::to_string(static_cast<int>(a.kind)) + ":" + std::to_string(a.i) + ":" + std::to_string(a.f) + ":" + a.s;
-            for (int64_t i : a.ints) s += std::to_string(i) + ",";
-            for (float f : a.floats) s += std::to_string(f) + ",";
-            if (a.t) s += tensorText(a.t);
-            s += ";";
-        }
-        s += "]->";
-        for (ValueId v : node.outputs)
-            if (v != kNone) index.emplace(v, index.size());
-        s += std::to_string(index.size()) + ";";
-    }
-    for (ValueId v : body.outputs()) s += "out" + std::to_string(index.count(v) ? index.at(v) : 99999);
-    return s;
-}
-
 }  // namespace
 
 std::shared_ptr<Graph> functionBodyOf(const Graph& g, const std::vector<NodeId>& nodes, const std::vector<ValueId>& ins,
@@ -142,10 +111,11 @@ std::shared_ptr<Graph> functionBodyOf(const Graph& g, const std::vector<NodeId>&
             if (v == kNone) { bi.push_back(kNone); continue; }
             if (!inBody.count(v)) {
                 const Value& val = g.value(v);
-                if (!val.initializer || val.isGraphInput)
+                const TensorPtr constant = match::constantOf(g, v);  // an initializer or a Constant node's value
+                if (!constant)
                     throw Error(ErrorKind::Internal, "function " + name + ": '" + val.name + "' is neither a formal input nor a constant");
                 ValueId c = body->addValue(val.name, val.type);
-                body->addNode("Constant", {}, {c}, {Attribute::makeTensor("value", val.initializer)}, val.name + "_const");
+                body->addNode("Constant", {}, {c}, {Attribute::makeTensor("value", constant)}, val.name + "_const");
                 inBody[v] = c;
             }
             bi.push_back(inBody.at(v));
@@ -164,9 +134,10 @@ std::shared_ptr<Graph> functionBodyOf(const Graph& g, const std::vector<NodeId>&
 
 std::string addOrReuseFunction(Rewriter& rw, std::shared_ptr<Graph> body, const std::string& baseName, const std::string& docString) {
     const Model& model = rw.model();
-    const std::string signature = bodySignature(*body);
+    // Reuse a function whose body computes the same (ops, wiring, attributes and constants
+    // compared exactly; value names and the body's name do not matter).
     for (const Function& f : model.functions)
-        if (f.domain == kFusedFunctionDomain && f.body && bodySignature(*f.body) == signature) return f.name;
+        if (f.domain == kFusedFunctionDomain && f.body && sameGraph(*f.body, *body)) return f.name;
     std::string name = baseName;
     for (int k = 2; model.findFunction(kFusedFunctionDomain, name); ++k) name = baseName + "_" + std::to_string(k);
     body->name = name;
@@ -187,7 +158,7 @@ namespace {
 
 /// Groups every graph of the model through its rewriter, in the order Graph::forEachGraph visits
 /// them (the order fixes the function numbers).
-GroupFunctionsResult groupGraphs(Model& model, const std::function<Rewriter&(Graph&)>& rewriterOf,
+GroupFunctionsResult groupGraphs(const Model& model, const std::function<Rewriter&(const Graph&)>& rewriterOf,
                                  const analysis::FusionOptions& options, bool subgraphs) {
     const Graph& g = model.graph;
     GroupFunctionsResult result;
@@ -197,9 +168,9 @@ GroupFunctionsResult groupGraphs(Model& model, const std::function<Rewriter&(Gra
     for (const auto& op : model.opsetImports)
         if (op.domain != kFusedFunctionDomain) bodyOpsets.push_back(op);
     // Collect the graphs first: grouping edits node lists that forEachGraph walks.
-    std::vector<Graph*> graphs;
-    model.graph.forEachGraph([&](Graph& sg) { graphs.push_back(&sg); });
-    for (Graph* sg : graphs) {
+    std::vector<const Graph*> graphs;
+    model.graph.forEachGraph([&](const Graph& sg) { graphs.push_back(&sg); });
+    for (const Graph* sg : graphs) {
         if (sg != &g && !subgraphs) continue;
         groupGraph(rewriterOf(*sg), options, bodyOpsets, result, sg == &g);
     }
@@ -227,7 +198,7 @@ protected:
         std::map<const Graph*, Rewriter*> byGraph;
         ctx.forEachGraph([&](Rewriter& rw) { byGraph[&rw.graph()] = &rw; });
         const GroupFunctionsResult r =
-            groupGraphs(ctx.model(), [&](Graph& sg) -> Rewriter& { return *byGraph.at(&sg); }, {}, true);
+            groupGraphs(ctx.model(), [&](const Graph& sg) -> Rewriter& { return *byGraph.at(&sg); }, {}, true);
         ctx.count("functions", static_cast<int64_t>(r.functions));
         ctx.count("functions_in_subgraphs", static_cast<int64_t>(r.subgraphFunctions));
         ctx.count("fused_nodes", static_cast<int64_t>(r.fusedNodes));
@@ -246,9 +217,11 @@ GroupFunctionsResult groupIntoFunctions(Model& model, const analysis::FusionOpti
     std::vector<Change> changes;
     std::vector<Remark> remarks;
     std::map<const Graph*, std::unique_ptr<Rewriter>> rewriters;
-    auto rewriterOf = [&](Graph& g) -> Rewriter& {
+    std::map<const Graph*, Graph*> mutableGraphs;  // the caller holds the model mutably
+    model.graph.forEachGraph([&](Graph& g) { mutableGraphs[&g] = &g; });
+    auto rewriterOf = [&](const Graph& g) -> Rewriter& {
         auto& rw = rewriters[&g];
-        if (!rw) rw = std::make_unique<Rewriter>(model, g, "group-functions", "", changes, remarks);
+        if (!rw) rw = std::make_unique<Rewriter>(model, *mutableGraphs.at(&g), "group-functions", "", changes, remarks);
         return *rw;
     };
     return groupGraphs(model, rewriterOf, options, subgraphs);
@@ -258,8 +231,7 @@ std::unique_ptr<Pass> makeGroupFunctionsPass() { return std::make_unique<GroupFu
 
 void registerGroupFunctionsPass(PassRegistry& reg) {
     // Name and description come from the pass itself, stated once. After every fusion (order 295).
-    const GroupFunctionsPass pass;
-    reg.add(pass.name(), pass.description(), Level::None, 295, makeGroupFunctionsPass);
+    reg.add<GroupFunctionsPass>(Level::None, 295);
 }
 
 GroupFunctionsResult groupFunctionsResultOf(const PassResult& r) {

@@ -41,8 +41,6 @@ GroupFunctionsResult groupIntoFunctions(ir::Model& model, const analysis::Fusion
 /// GroupFunctionsResult figures (functions, functions_in_subgraphs, fused_nodes, nodes_before,
 /// nodes_after, kernels, deep_nodes_before, deep_nodes_after).
 std::unique_ptr<Pass> makeGroupFunctionsPass();
-/// Registers `group-functions` (only by name: `--passes group-functions`, `optimize --group-functions`).
-void registerGroupFunctionsPass(PassRegistry& reg);
 /// GroupFunctionsResult from a group-functions PassResult's counters.
 GroupFunctionsResult groupFunctionsResultOf(const PassResult& r);
 

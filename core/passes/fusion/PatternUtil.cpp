@@ -9,15 +9,8 @@ namespace passlens::passes::pattern {
 
 using namespace passlens::ir;
 
-const Tensor* constantOf(const Graph& g, ValueId v) {
-    if (v == kNone || !g.hasValue(v)) return nullptr;
-    const Value& val = g.value(v);
-    if (!val.initializer || val.isGraphInput) return nullptr;
-    return val.initializer.get();
-}
-
 std::optional<std::vector<double>> floatValues(const Graph& g, ValueId v) {
-    const Tensor* t = constantOf(g, v);
+    const TensorPtr t = constantOf(g, v);
     if (!t) return std::nullopt;
     const int64_t n = t->elementCount();
     std::vector<double> out(static_cast<size_t>(n));
@@ -48,35 +41,6 @@ NodeId producerOf(const Graph& g, ValueId v, const std::string& opType) {
     return p != kNone && isOp(g.node(p), opType) ? p : kNone;
 }
 
-std::vector<NodeId> subgraphReaders(const Graph& g, ValueId v) {
-    std::vector<NodeId> out;
-    const std::string& name = g.value(v).name;
-    for (NodeId n : g.nodesWithSubgraphs()) {
-        auto names = g.capturedNames(n);
-        if (std::binary_search(names.begin(), names.end(), name)) out.push_back(n);
-    }
-    return out;
-}
-
-bool readOutside(const Graph& g, ValueId v, const std::vector<NodeId>& inside) {
-    if (g.value(v).isGraphOutput) return true;
-    for (NodeId c : g.value(v).consumers)
-        if (std::find(inside.begin(), inside.end(), c) == inside.end()) return true;
-    return !subgraphReaders(g, v).empty();
-}
-
-size_t readerCount(const Graph& g, ValueId v) {
-    return g.value(v).consumers.size() + (g.value(v).isGraphOutput ? 1 : 0) + subgraphReaders(g, v).size();
-}
-
-std::string readersOf(const Graph& g, ValueId v) {
-    std::string s;
-    for (NodeId c : g.value(v).consumers) s += (s.empty() ? "" : ", ") + g.node(c).displayName();
-    if (g.value(v).isGraphOutput) s += (s.empty() ? "" : ", ") + std::string("the graph output");
-    for (NodeId n : subgraphReaders(g, v)) s += (s.empty() ? "" : ", ") + std::string("a subgraph of ") + g.node(n).displayName();
-    return s;
-}
-
 ValueId otherInput(const Node& n, ValueId x) {
     if (n.inputs.size() != 2) return kNone;
     if (n.inputs[0] == x) return n.inputs[1];
@@ -85,7 +49,7 @@ ValueId otherInput(const Node& n, ValueId x) {
 }
 
 void removeUnreadConstants(Rewriter& rw, const std::vector<ValueId>& candidates, const std::string& why) {
-    Graph& g = rw.graph();
+    const Graph& g = rw.graph();
     for (ValueId v : candidates) {
         if (v == kNone || !g.hasValue(v)) continue;
         const Value& val = g.value(v);

@@ -6,11 +6,16 @@
 
 #include "ir/Model.h"
 #include "passes/Rewriter.h"
+#include "passes/match/Match.h"
 
 namespace passlens::passes::pattern {
 
-/// The constant tensor behind `v` (an initializer that is not a graph input), or nullptr.
-const ir::Tensor* constantOf(const ir::Graph& g, ir::ValueId v);
+// Constants and readers come from the shared toolbox (passes/match/Match.h).
+using match::constantOf;
+using match::readerCount;
+using match::readersOf;
+using match::readOutside;
+using match::subgraphReaders;
 /// A float constant as doubles (float32/float64/float16 not handled: float32 and float64 only).
 std::optional<std::vector<double>> floatValues(const ir::Graph& g, ir::ValueId v);
 /// A constant with exactly one element (any rank), as a double.
@@ -19,14 +24,6 @@ std::optional<double> scalarOf(const ir::Graph& g, ir::ValueId v);
 ir::NodeId producerOf(const ir::Graph& g, ir::ValueId v, const std::string& opType);
 /// A default-domain node of the given type.
 bool isOp(const ir::Node& n, const std::string& opType);
-/// Nodes whose subgraphs read `v` by name (outer-scope captures are not consumers).
-std::vector<ir::NodeId> subgraphReaders(const ir::Graph& g, ir::ValueId v);
-/// True when `v` is read by anything but `reader` (another node, a subgraph, the graph output).
-bool readOutside(const ir::Graph& g, ir::ValueId v, const std::vector<ir::NodeId>& inside);
-/// Number of readers of `v`: consumer slots, one for a graph output, one per capturing node.
-size_t readerCount(const ir::Graph& g, ir::ValueId v);
-/// "Add_3, Mul_4, the graph output": who reads `v`.
-std::string readersOf(const ir::Graph& g, ir::ValueId v);
 /// Among the (two) inputs of a binary node, the one that is not `x` (kNone if neither is `x`).
 ir::ValueId otherInput(const ir::Node& n, ir::ValueId x);
 /// Removes those of `candidates` that are initializers nothing reads any more (the constants a

@@ -31,7 +31,7 @@ bool convertible(const Graph& g, const Node& n, std::string& why) {
 
 void convertNode(Rewriter& rw, NodeId n, const Perm& in, const Perm& out, const std::string& domain,
                  const std::string& reason) {
-    Graph& g = rw.graph();
+    const Graph& g = rw.graph();
     const Node& node = g.node(n);
     ValueId x = node.inputs[0], y = node.outputs[0];
     ValueId xt = rw.newValue(g.value(x).name + (domain.empty() ? "_nchw" : "_nhwc"), permutedType(g.value(x).type, in));
@@ -60,7 +60,7 @@ protected:
             throw Error(ErrorKind::BadInput, "layout pass: --target-layout must be NHWC or NCHW, got '" + target + "'");
         const bool toNhwc = target == "NHWC";
         ctx.forEachGraph([&](Rewriter& rw) {
-            Graph& g = rw.graph();
+            const Graph& g = rw.graph();
             std::vector<NodeId> order = g.nodeOrder();
             for (NodeId n : order) {
                 if (!g.hasNode(n)) continue;
@@ -83,12 +83,15 @@ protected:
             }
         });
         // The opset import follows the nodes: present while any node uses the domain.
-        auto& ops = ctx.model().opsetImports;
-        const bool used = !nonStandardDomains(ctx.model()).empty() &&
-                          std::ranges::count(nonStandardDomains(ctx.model()), std::string(kNhwcDomain)) > 0;
-        auto it = std::find_if(ops.begin(), ops.end(), [](const OpsetImport& o) { return o.domain == kNhwcDomain; });
-        if (used && it == ops.end()) ctx.model().setOpset(kNhwcDomain, kNhwcDomainVersion);
-        if (!used && it != ops.end()) ops.erase(it);
+        const std::vector<std::string> domains = nonStandardDomains(ctx.model());
+        const bool used = std::ranges::count(domains, std::string(kNhwcDomain)) > 0;
+        Rewriter& top = ctx.rewriter();
+        top.setRule({});
+        if (used && ctx.model().opsetFor(kNhwcDomain) == 0)
+            top.setOpsetImport(kNhwcDomain, kNhwcDomainVersion,
+                               "channels-last nodes need the " + std::string(kNhwcDomain) + " opset import");
+        if (!used)
+            top.removeOpsetImport(kNhwcDomain, "no node uses " + std::string(kNhwcDomain) + " any more");
     }
 };
 
@@ -107,10 +110,9 @@ std::vector<std::string> nonStandardDomains(const Model& m) {
 
 std::unique_ptr<Pass> makeLayoutPass() { return std::make_unique<LayoutPass>(); }
 
-void registerLayoutPasses(PassRegistry& reg) {
-    reg.add("layout", LayoutPass().description(), Level::None, 300, makeLayoutPass);
-    reg.add("transpose", "Cancels, composes and folds Transposes and pushes them through layout-agnostic ops",
-            Level::All, 310, makeTransposePass);
+void registerLayoutPass(PassRegistry& reg) {
+    // Only by name: it needs --target-layout.
+    reg.add<LayoutPass>(Level::None, 300);
 }
 
 }  // namespace passlens::passes

@@ -23,8 +23,7 @@ std::unique_ptr<Pass> makeTransposePass();
 /// `layout`: rewrites layout-sensitive ops to PassOptions::targetLayout ("NHWC" or "NCHW").
 std::unique_ptr<Pass> makeLayoutPass();
 
-/// Registers `transpose` (level all) and `layout` (only by name, needs --target-layout).
-void registerLayoutPasses(PassRegistry& reg);
+
 
 /// Domains used by nodes of the model (any graph) that are not standard ONNX ("" / ai.onnx /
 /// ai.onnx.ml); e.g. {"passlens.nhwc"} after the layout pass. Empty = standard ONNX.

@@ -423,7 +423,7 @@ private:
     }
 
     Rewriter& rw_;
-    Graph& g_;
+    const Graph& g_;
     bool conservative_ = false;
     std::unordered_map<NodeId, std::string> blocked_;
 };
@@ -438,10 +438,15 @@ size_t countTransposes(const Graph& g) {
 /// patterns), but not always; a dry run on a copy decides whether the optimistic cost model may
 /// be used or the conservative one (a Transpose counts as removable only with a single reader).
 void optimizeGraph(Rewriter& rw) {
+    // The dry run edits copies the pass owns: the graph, and a model holding only the opset
+    // imports the rules read (its own graph stays empty).
     Graph scratch = rw.graph();
+    Model scratchModel;
+    scratchModel.irVersion = rw.model().irVersion;
+    scratchModel.opsetImports = rw.model().opsetImports;
     std::vector<Change> changes;
     std::vector<Remark> remarks;
-    Rewriter dry(rw.model(), scratch, "transpose", rw.graphPath(), changes, remarks);
+    Rewriter dry(scratchModel, scratch, "transpose", rw.graphPath(), changes, remarks);
     TransposeOptimizer(dry, false).run();
     const bool conservative = countTransposes(scratch) > countTransposes(rw.graph());
     TransposeOptimizer(rw, conservative).run();
@@ -463,5 +468,9 @@ protected:
 }  // namespace
 
 std::unique_ptr<Pass> makeTransposePass() { return std::make_unique<TransposePass>(); }
+
+void registerTransposePass(PassRegistry& reg) {
+    reg.add<TransposePass>(Level::All, 310);
+}
 
 }  // namespace passlens::passes

@@ -26,14 +26,6 @@ Perm compose(const Perm& first, const Perm& second) {
     return r;
 }
 
-int64_t rankOf(const Graph& g, ValueId v) {
-    const Value& val = g.value(v);
-    if (val.initializer) return static_cast<int64_t>(val.initializer->dims.size());
-    if (val.type.isTensor() && val.type.shape) return static_cast<int64_t>(val.type.shape->rank());
-    if (TensorPtr c = constantOf(g, v)) return static_cast<int64_t>(c->dims.size());
-    return -1;
-}
-
 bool isPermutation(const Perm& p) {
     std::vector<bool> seen(p.size(), false);
     for (int64_t v : p) {
@@ -55,17 +47,6 @@ std::optional<Perm> permOf(const Graph& g, NodeId n) {
     Perm p(static_cast<size_t>(r));
     for (int64_t i = 0; i < r; ++i) p[static_cast<size_t>(i)] = r - 1 - i;
     return p;
-}
-
-TensorPtr constantOf(const Graph& g, ValueId v) {
-    if (v == kNone) return nullptr;
-    const Value& val = g.value(v);
-    if (val.initializer) return val.isGraphInput ? nullptr : val.initializer;  // overridable inputs are not constant
-    if (val.producer == kNone) return nullptr;
-    const Node& p = g.node(val.producer);
-    if (p.opType != "Constant" || !p.domain.empty()) return nullptr;
-    if (const Attribute* a = p.attr("value"); a && a->t) return a->t;
-    return nullptr;
 }
 
 TensorPtr transposeTensor(const Tensor& t, const Perm& p) {

@@ -1,9 +1,10 @@
 #pragma once
-// Small helpers shared by the layout and transpose passes: permutations, constants, shapes.
+// Small helpers shared by the layout and transpose passes: permutations and permuted tensors.
 #include <optional>
 #include <vector>
 
 #include "ir/Graph.h"
+#include "passes/match/Match.h"
 
 namespace passlens::passes::layoututil {
 
@@ -18,14 +19,13 @@ Perm compose(const Perm& first, const Perm& second);
 /// The perm of a Transpose node (reversed dims when the attribute is absent and rank is known);
 /// nullopt when it is not a permutation or does not fit the input's known rank.
 std::optional<Perm> permOf(const ir::Graph& g, ir::NodeId n);
-/// The constant tensor behind a value: an initializer or the output of a Constant node.
-ir::TensorPtr constantOf(const ir::Graph& g, ir::ValueId v);
+// Constants and ranks come from the shared toolbox (passes/match/Match.h).
+using match::constantOf;
+using match::rankOf;
 /// out.dims[i] = in.dims[p[i]].
 ir::TensorPtr transposeTensor(const ir::Tensor& t, const Perm& p);
 /// The type of transpose(v, p) when v's shape is known, else an unknown type.
 ir::TypeInfo permutedType(const ir::TypeInfo& t, const Perm& p);
-/// Rank from the value's type, -1 when unknown.
-int64_t rankOf(const ir::Graph& g, ir::ValueId v);
 /// The values of an int32/int64 tensor (axes, pads, starts), nullopt for other types.
 std::optional<std::vector<int64_t>> intValues(const ir::Tensor& t);
 /// A 1-D int32 or int64 tensor holding `values` (other dtypes fall back to int64).
