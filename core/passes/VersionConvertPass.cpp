@@ -118,7 +118,15 @@ private:
                 outputs.push_back(ours[v] = mine);
             }
             if (original == kNone) {
-                written.insert(rw.addNode(c.opType, inputs, outputs, c.attributes, {}, c.opType + " added: " + why, c.name, c.domain));
+                // Name what it feeds (a Clip's new min input, a Softmax's Flatten), so the entry says why.
+                std::string feeds;
+                for (ValueId v : c.outputs)
+                    if (v != kNone)
+                        for (NodeId r : conv.value(v).consumers)
+                            if (feeds.find(conv.node(r).displayName()) == std::string::npos)
+                                feeds += (feeds.empty() ? " for " : ", ") + conv.node(r).displayName();
+                written.insert(rw.addNode(c.opType, inputs, outputs, c.attributes, {}, c.opType + " added" + feeds + ": " + why,
+                                          c.name, c.domain));
                 continue;
             }
             kept.insert(original);

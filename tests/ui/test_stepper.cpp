@@ -221,6 +221,20 @@ private slots:
         // Back to "keep": the pipeline is the level's own.
         w.stepper()->setTargetOpset(0);
         QCOMPARE(w.stepper()->requestedPasses(), passes::PassRegistry::global().pipeline(passes::Level::Basic));
+        // A real opset-9 model: the step's diff is the converter's work, the rest keeps its ids.
+        w.resize(1600, 1000);
+        QVERIFY(w.openFile(realModel("ch_ppocr_mobile_v2.0_cls_infer.onnx")));
+        w.stepper()->setTargetOpset(17);
+        QVERIFY(runLevel(w, "none"));
+        QCOMPARE(w.stepper()->lastRun()->result->steps.size(), size_t(1));
+        QVERIFY(showRow(w, 1));
+        QCOMPARE(w.shownModelDiff(), QString("ai.onnx opset 9 → 17"));
+        QVERIFY(!w.shownDiff().removed.empty());
+        QVERIFY(w.shownDiff().removed.size() * 4 < w.model()->graph.nodeCount());
+        QDir().mkpath(PASSLENS_SCREENSHOT_DIR);
+        const QImage shot = w.grab().toImage();
+        PASSLENS_VERIFY_DRAWN(shot);
+        QVERIFY(shot.save(QString(PASSLENS_SCREENSHOT_DIR) + "/stepper_version_convert.png"));
     }
 
     // ---- GUI-less: diff states ---------------------------------------------------------------

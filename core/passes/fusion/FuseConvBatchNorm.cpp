@@ -13,11 +13,10 @@ using namespace passlens::ir;
 
 namespace {
 
+/// A float32 constant (the graph owns it, so the pointer lives as long as the value).
 const Tensor* floatConstant(const Graph& g, ValueId v) {
-    if (v == kNone) return nullptr;
-    const Value& val = g.value(v);
-    if (!val.initializer || val.isGraphInput || val.initializer->dtype != DataType::Float) return nullptr;
-    return val.initializer.get();
+    const TensorPtr t = pattern::constantOf(g, v);
+    return t && t->dtype == DataType::Float ? t.get() : nullptr;
 }
 
 }  // namespace
@@ -75,15 +74,15 @@ void FuseConvBatchNorm::runImpl(PassContext& ctx) const {
                 continue;
             }
             const float eps = bn.attrFloat("epsilon", 1e-5f);
-            const int64_t perOut = w->elementCount() / channels;
-            std::vector<float> newW(static_cast<size_t>(w->elementCount())), newB(static_cast<size_t>(channels));
+            // BN(y) = (y − μ)·γ/σ + β per channel.
+            const size_t n = static_cast<size_t>(channels);
+            std::vector<double> pre(n), scale(n), post(n);
             for (int64_t c = 0; c < channels; ++c) {
-                const double scale = double(gamma->as<float>()[c]) / std::sqrt(double(var->as<float>()[c]) + double(eps));
-                for (int64_t k = 0; k < perOut; ++k)
-                    newW[size_t(c * perOut + k)] = float(double(w->as<float>()[c * perOut + k]) * scale);
-                const double bias = b ? double(b->as<float>()[c]) : 0.0;
-                newB[size_t(c)] = float((bias - double(mean->as<float>()[c])) * scale + double(beta->as<float>()[c]));
+                pre[size_t(c)] = -double(mean->as<float>()[c]);
+                scale[size_t(c)] = double(gamma->as<float>()[c]) / std::sqrt(double(var->as<float>()[c]) + double(eps));
+                post[size_t(c)] = double(beta->as<float>()[c]);
             }
+            const auto [newW, newB] = pattern::foldChannelAffine(*w, b, pre, scale, post);
             const std::string convName = conv.displayName();
             ValueId wv = rw.newInitializer(g.value(conv.inputs[1]).name + "_bn_folded", makeTensorOf(DataType::Float, w->dims, newW));
             ValueId bv = rw.newInitializer(convName + ".bias_bn_folded", makeTensorOf(DataType::Float, {channels}, newB));

@@ -62,19 +62,10 @@ void FuseConvScaleShift::runImpl(PassContext& ctx) const {
                     rw.missed({convId, opId}, pair + " not folded: " + conv.displayName() + "'s bias is not a float32 constant");
                     break;
                 }
-                const int64_t perOut = w->elementCount() / channels;
-                std::vector<float> newW(w->as<float>(), w->as<float>() + w->elementCount());
-                std::vector<float> newB(size_t(channels), 0.f);
-                if (b) newB.assign(b->as<float>(), b->as<float>() + channels);
-                for (int64_t c = 0; c < channels; ++c) {
-                    const double s = (*coeff)[size_t(c)];
-                    if (isMul) {
-                        for (int64_t i = 0; i < perOut; ++i) newW[size_t(c * perOut + i)] = float(double(newW[size_t(c * perOut + i)]) * s);
-                        newB[size_t(c)] = float(double(newB[size_t(c)]) * s);
-                    } else {
-                        newB[size_t(c)] = float(double(newB[size_t(c)]) + s);
-                    }
-                }
+                // Mul: y·s (weights and bias scale); Add: y + s (the bias shifts, the weights stay).
+                const std::vector<double> zeros(static_cast<size_t>(channels), 0.0), ones(static_cast<size_t>(channels), 1.0);
+                const auto [newW, newB] = isMul ? foldChannelAffine(*w, b.get(), zeros, *coeff, zeros)
+                                                : foldChannelAffine(*w, b.get(), zeros, ones, *coeff);
                 std::vector<ValueId> oldConstants{conv.inputs[1], k};
                 if (b) oldConstants.push_back(conv.inputs[2]);
                 const std::string convName = conv.displayName();

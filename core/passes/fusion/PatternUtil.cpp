@@ -58,6 +58,23 @@ void removeUnreadConstants(Rewriter& rw, const std::vector<ValueId>& candidates,
     }
 }
 
+ConvWeights foldChannelAffine(const Tensor& w, const Tensor* bias, const std::vector<double>& pre,
+                              const std::vector<double>& scale, const std::vector<double>& post) {
+    const int64_t channels = w.dims.empty() ? 0 : w.dims[0];
+    const int64_t perOut = channels > 0 ? w.elementCount() / channels : 0;
+    ConvWeights out;
+    out.weights.resize(size_t(w.elementCount()));
+    out.bias.resize(size_t(channels));
+    for (int64_t c = 0; c < channels; ++c) {
+        const double s = scale[size_t(c)];
+        for (int64_t k = 0; k < perOut; ++k)
+            out.weights[size_t(c * perOut + k)] = float(double(w.as<float>()[c * perOut + k]) * s);
+        const double b = bias ? double(bias->as<float>()[c]) : 0.0;
+        out.bias[size_t(c)] = float((b + pre[size_t(c)]) * s + post[size_t(c)]);
+    }
+    return out;
+}
+
 int64_t defaultOpset(const Model& m) { return m.opsetFor(""); }
 
 bool near(double a, double b, double tol) { return std::fabs(a - b) <= tol * std::max(1.0, std::fabs(b)); }

@@ -29,6 +29,15 @@ ir::ValueId otherInput(const ir::Node& n, ir::ValueId x);
 /// Removes those of `candidates` that are initializers nothing reads any more (the constants a
 /// fusion's erased nodes read).
 void removeUnreadConstants(Rewriter& rw, const std::vector<ir::ValueId>& candidates, const std::string& why);
+/// A Conv's float32 weights and bias after a per-output-channel affine step on its result,
+/// y' = (y + pre[c])·scale[c] + post[c]: w'[c] = w[c]·scale[c], b'[c] = (b[c] + pre[c])·scale[c] +
+/// post[c] (in double, rounded once). `bias` null means zeros. The one rescaling both Conv folds use
+/// (BatchNormalization: pre −mean, scale γ/σ, post β; Mul: scale s; Add: post s).
+struct ConvWeights {
+    std::vector<float> weights, bias;
+};
+ConvWeights foldChannelAffine(const ir::Tensor& w, const ir::Tensor* bias, const std::vector<double>& pre,
+                              const std::vector<double>& scale, const std::vector<double>& post);
 /// The default-domain opset of the model.
 int64_t defaultOpset(const ir::Model& m);
 /// True when |a - b| <= tol·max(1, |b|).
