@@ -104,6 +104,7 @@ TrainingMemoryPanel::TrainingMemoryPanel(QWidget* parent) : QWidget(parent) {
     connect(debounce_, &QTimer::timeout, this, &TrainingMemoryPanel::replan);
     watcher_ = new QFutureWatcher<TrainingPlanResult>(this);
     connect(watcher_, &QFutureWatcher<TrainingPlanResult>::finished, this, [this] {
+        jobInFlight_ = false;
         TrainingPlanResult r = watcher_->result();
         if (r.generation != generation_) {  // superseded by a newer request
             if (pending_) start();
@@ -175,7 +176,9 @@ void TrainingMemoryPanel::cancelPlanning() {
     summary_->setText("Planning cancelled.");
 }
 
-bool TrainingMemoryPanel::isPlanning() const { return watcher_->isRunning() || pending_ || debounce_->isActive(); }
+// Planning lasts until the result is handled, not until the worker returns: a small plan can be
+// done before the caller even asks.
+bool TrainingMemoryPanel::isPlanning() const { return jobInFlight_ || pending_ || debounce_->isActive(); }
 
 autodiff::RecomputeOptions TrainingMemoryPanel::currentOptions() const {
     autodiff::RecomputeOptions o;
@@ -192,7 +195,7 @@ autodiff::RecomputeOptions TrainingMemoryPanel::currentOptions() const {
 void TrainingMemoryPanel::replan() {
     if (!model_) return;
     ++generation_;
-    if (watcher_->isRunning()) {
+    if (jobInFlight_) {
         pending_ = true;  // the finished handler starts the newest request
         return;
     }
@@ -208,6 +211,7 @@ void TrainingMemoryPanel::start() {
     needTradeoff_ = false;
     auto model = model_;
     const auto options = currentOptions();
+    jobInFlight_ = true;
     watcher_->setFuture(QtConcurrent::run([model, options, tradeoff, gen] {
         TrainingPlanResult r = planTrainingStrategy(*model, options, tradeoff);
         r.generation = gen;

@@ -72,6 +72,7 @@ private:
     std::shared_ptr<const ir::Model> model_;
     quint64 generation_ = 0;
     bool pending_ = false;
+    bool jobInFlight_ = false;  ///< started and its finished handler has not run (the future may be done already)
     bool needTradeoff_ = false;
     int64_t nonePeak_ = 0, lowestPeak_ = 0;
     TrainingPlanResult result_;
