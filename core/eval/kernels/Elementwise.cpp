@@ -472,7 +472,7 @@ void registerElementwise(KernelRegistry& r) {
             if (n.opType != "Cast") return true;
             const int64_t to = n.attrInt("to", 0);
             if (!isKnownDataType(static_cast<int32_t>(to)) || to == int64_t(DataType::String) || to == 0 ||
-                to == int64_t(DataType::Complex64) || to == int64_t(DataType::Complex128)) {
+                to == int64_t(DataType::Complex64) || to == int64_t(DataType::Complex128) || to > int64_t(DataType::BFloat16)) {
                 if (why) *why = "cast to type " + std::to_string(to) + " is not supported";
                 return false;
             }
