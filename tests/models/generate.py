@@ -215,6 +215,23 @@ class TinyLstm(nn.Module):
         return self.head(y)
 
 
+class ScriptedRnn(nn.Module):
+    """A recurrence written as a Python loop, exported through torch.jit.script: a Loop over the
+    run-time sequence length whose body holds an If on the data and ReduceMean with axes."""
+
+    def __init__(self):
+        super().__init__()
+        self.inp, self.rec, self.out = nn.Linear(8, 16), nn.Linear(16, 16, bias=False), nn.Linear(16, 4)
+
+    def forward(self, x):
+        h = torch.zeros(x.size(0), 16, dtype=x.dtype)
+        for t in range(x.size(1)):
+            h = torch.tanh(self.inp(x[:, t]) + self.rec(h))
+            if bool(h.abs().mean(dim=1).max() > 0.5):
+                h = h * 0.9
+        return self.out(h)
+
+
 def randomize_norms(model, generator):
     """Random BatchNorm statistics and affine parameters, so folded norms are not identities."""
     for module in model.modules():
@@ -317,12 +334,17 @@ MODELS = [
     dict(name="lstm_tiny", source="nn.LSTM(16, 24, num_layers=2, batch_first) + Linear(24, 4)",
          build=TinyLstm, inputs=[{"name": "x", "dtype": "float32", "dims": ["batch", "seq", 16]}],
          outputs=["y"], static={"batch": 1, "seq": 8}, dynamic=["batch", "seq"], bindings=TEXT_BINDINGS),
+    dict(name="scripted_rnn_loop", source="torch.jit.script of a Python-loop recurrence (Linear 8->16, tanh, "
+         "data-dependent If scaling h, Linear 16->4): Loop over the sequence, If and ReduceMean in its body",
+         build=ScriptedRnn, script=True, inputs=[{"name": "x", "dtype": "float32", "dims": ["batch", "seq", 8]}],
+         outputs=["y"], static={"batch": 1, "seq": 8}, dynamic=["batch", "seq"], bindings=TEXT_BINDINGS),
 ]
 
 # Opset-17 exports rewritten the way newer exporters write them (rewrite_opset.py).
 REWRITES = {"vit_tiny_static.onnx": [18, 20, 21, 23], "transformer_encoder_static.onnx": [18, 20, 21, 23],
             "gpt_tiny_static.onnx": [18, 20, 21, 23], "resnet_tiny_static.onnx": [18, 23],
-            "swin_tiny_static.onnx": [23], "fasterrcnn_tiny_static.onnx": [18]}
+            "swin_tiny_static.onnx": [23], "fasterrcnn_tiny_static.onnx": [18],
+            "scripted_rnn_loop_static.onnx": [18, 23]}
 
 
 # ---------------------------------------------------------------- export and describe
@@ -360,7 +382,7 @@ def export(spec, model, symbolic):
     buffer = io.BytesIO()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        torch.onnx.export(model, args, buffer, opset_version=OPSET, do_constant_folding=True,
+        torch.onnx.export(torch.jit.script(model) if spec.get("script") else model, args, buffer, opset_version=OPSET, do_constant_folding=True,
                           input_names=[i["name"] for i in spec["inputs"]], output_names=spec["outputs"],
                           dynamic_axes=dynamic_axes or None)
     return buffer.getvalue()
@@ -370,7 +392,7 @@ def output_axes(model_name, output, symbolic):
     if model_name == "fasterrcnn_tiny":
         return {0: "detections"}
     axes = {0: "batch"} if "batch" in symbolic else {}
-    if "seq" in symbolic:
+    if "seq" in symbolic and model_name != "scripted_rnn_loop":
         axes[1] = "seq"
     if model_name == "deeplabv3_tiny" and "height" in symbolic:
         axes.update({2: "height", 3: "width"})
