@@ -10,9 +10,10 @@ not checked here; tests/models' CTest compares it with the original in ONNX Runt
          gets `num_outputs` (and loses the input).
   >= 20  the Erf GELU x*0.5*(1+Erf(x/sqrt2)), in either order torch emits, becomes one Gelu.
   IR version 8 for 18, 9 for 19/20, 10 for 21/22, 11 for 23; the default-domain opset import is
-  bumped. Every other op whose schema changed in 18..TARGET is listed in CHANGES below as either
-  compatible (new types or attributes whose defaults keep the old meaning) or not handled; a
-  model using a not-handled one, or an op that changed and is not listed, is refused by name.
+  bumped. CHANGES below lists every op the ONNX Changelog shows changing in 18..23 (ops new in
+  those opsets cannot be in an opset-17 model) as handled here, compatible (new types, or new
+  attributes/inputs whose defaults keep the old meaning) or not handled; a model using a
+  not-handled one at or below TARGET is refused, naming it.
 """
 import sys
 
@@ -145,7 +146,7 @@ def constant_node(names, base, array):
 def rewrite_reduce_and_split(graph, names):
     """Opset 18: Reduce* axes attribute -> constant input; Split gets num_outputs."""
     constants = constants_of(graph)
-    new_nodes = []
+    new_nodes, dropped = [], set()
     for node in graph.node:
         if node.domain in ("", "ai.onnx") and node.op_type in REDUCE_AXES_TO_INPUT:
             attrs = {a.name: a for a in node.attribute}
@@ -153,7 +154,7 @@ def rewrite_reduce_and_split(graph, names):
                 raise RewriteError(f"{node.op_type} '{node.name}' already has noop_with_empty_axes")
             if "axes" in attrs:
                 axes = list(attrs["axes"].ints)
-                keep = [a for a in node.attribute if a.name != "axes"]
+                keep = [copy_of(a, onnx.AttributeProto) for a in node.attribute if a.name != "axes"]
                 del node.attribute[:]
                 node.attribute.extend(keep)
                 # An empty axes attribute meant "all axes"; with noop_with_empty_axes=0 (default)
@@ -169,17 +170,22 @@ def rewrite_reduce_and_split(graph, names):
             # num_outputs=n means; newer exporters write even chunks that way.
             even = split is not None and split.size == len(node.output) and len(set(split.tolist())) == 1
             if len(node.input) < 2 or node.input[1] == "" or even:
+                dropped.update(node.input[1:])
                 del node.input[1:]
                 node.attribute.append(helper.make_attribute("num_outputs", len(node.output)))
         new_nodes.append(node)
     replace_nodes(graph, new_nodes)
-    remove_unread_constants(graph)
+    remove_unread_constants(graph, dropped)
+
+
+def copy_of(message, kind):
+    out = kind()
+    out.CopyFrom(message)
+    return out
 
 
 def replace_nodes(graph, nodes):
-    copies = [onnx.NodeProto() for _ in nodes]
-    for copy, node in zip(copies, nodes):
-        copy.CopyFrom(node)
+    copies = [copy_of(node, onnx.NodeProto) for node in nodes]
     del graph.node[:]
     graph.node.extend(copies)
 
@@ -228,7 +234,7 @@ def rewrite_gelu(graph, names):
         a, b = node.input
         return b if a == value else a
 
-    removed, replacements = set(), {}
+    removed, replacements, dropped = set(), {}, set()
     for erf in graph_nodes:
         if erf.op_type != "Erf" or erf.domain not in ("", "ai.onnx"):
             continue
@@ -265,6 +271,7 @@ def rewrite_gelu(graph, names):
         gelu = helper.make_node("Gelu", [x], [last.output[0]], name=names.fresh((erf.name or "Erf") + "_Gelu"))
         for n in chain:
             removed.add(id(n))
+            dropped.update(n.input)
         replacements[id(last)] = gelu
     nodes = []
     for n in graph_nodes:
@@ -273,24 +280,25 @@ def rewrite_gelu(graph, names):
         elif id(n) not in removed:
             nodes.append(n)
     replace_nodes(graph, nodes)
-    remove_unread_constants(graph)
+    remove_unread_constants(graph, dropped)
 
 
 def math_sqrt2():
     return 1.4142135623730951
 
 
-def remove_unread_constants(graph):
-    """Constant nodes and initializers only the replaced GELU chains read (newer exporters do not
-    write them). Subgraphs may read outer names, so anything a subgraph mentions is kept."""
+def remove_unread_constants(graph, dropped):
+    """Constant nodes and initializers that only the inputs this rewrite dropped read (newer
+    exporters do not write them); anything still read, here or in a subgraph, stays."""
     read = {o.name for o in graph.output}
     for g in all_graphs(graph):
         for n in g.node:
             read.update(n.input)
+    unread = dropped - read
     kept = [n for n in graph.node
-            if not (n.op_type == "Constant" and n.domain in ("", "ai.onnx") and n.output[0] not in read)]
+            if not (n.op_type == "Constant" and n.domain in ("", "ai.onnx") and n.output[0] in unread)]
     replace_nodes(graph, kept)
-    inits = [i for i in graph.initializer if i.name in read]
+    inits = [copy_of(i, onnx.TensorProto) for i in graph.initializer if i.name not in unread]
     del graph.initializer[:]
     graph.initializer.extend(inits)
 
@@ -311,7 +319,12 @@ def rewrite(model, target):
 
 
 def rewrite_bytes(data, target):
-    model = onnx.load_from_string(data)
+    try:
+        model = onnx.load_from_string(data)
+    except Exception as e:  # protobuf's DecodeError
+        raise RewriteError(f"not an ONNX model: {e}") from e
+    if not model.HasField("graph"):
+        raise RewriteError("not an ONNX model: no graph")
     return rewrite(model, target).SerializeToString()
 
 
