@@ -34,8 +34,25 @@ void GradContext::setGradIn(size_t i, ValueId grad) {
 
 ValueId GradContext::gradOutOrZeros(size_t i) {
     if (gradOut(i) != kNone) return gradOut(i);
-    return zeros(requireStaticShape(output(i), "an output without a gradient needs zeros of its shape"));
+    return zerosLike(output(i));
 }
+
+ValueId GradContext::zerosLike(ValueId v) {
+    if (auto s = staticShape(v)) return zeros(*s);
+    return op("ConstantOfShape", {op("Shape", {v})}, {Attribute::makeTensor("value", floatTensorOf(floatType(), {1}, {0.0}))});
+}
+
+ValueId GradContext::shapeDims(ValueId v, int64_t begin, int64_t end) {
+    if (auto s = staticShape(v)) {
+        const int64_t r = int64_t(s->size());
+        const int64_t b = std::clamp<int64_t>(begin < 0 ? begin + r : begin, 0, r);
+        const int64_t e = std::clamp<int64_t>(end < 0 ? end + r : end, 0, r);
+        return ints(std::vector<int64_t>(s->begin() + b, s->begin() + std::max(b, e)), "dims");
+    }
+    return op("Slice", {op("Shape", {v}), ints({begin}, "starts"), ints({end}, "ends")});
+}
+
+ValueId GradContext::int64Scalar(int64_t v) { return constant(int64Tensor({}, {v}), "i"); }
 
 ValueId GradContext::zeros(const std::vector<int64_t>& dims) {
     return op("ConstantOfShape", {ints(dims, "zeros_shape")}, {Attribute::makeTensor("value", floatTensorOf(floatType(), {1}, {0.0}))});
@@ -263,6 +280,8 @@ const GradientRegistry& gradientRegistry() {
         registerNormGradients(r);
         registerShapeGradients(r);
         registerReduceGradients(r);
+        registerActivationGradients(r);
+        registerResizeGradients(r);
         return r;
     }();
     return reg;

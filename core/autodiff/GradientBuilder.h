@@ -57,6 +57,11 @@ public:
     /// A constant of the gradient's element type.
     ir::ValueId floats(std::vector<int64_t> dims, const std::vector<double>& v, const std::string& hint);
     /// Zeros of static `dims` (ConstantOfShape) in the gradient's element type.
+    ir::ValueId zerosLike(ir::ValueId v);
+    /// A 1-D int64 slice [begin, end) of `v`'s shape tensor (end may be INT64_MAX).
+    ir::ValueId shapeDims(ir::ValueId v, int64_t begin, int64_t end);
+    /// A scalar int64 constant.
+    ir::ValueId int64Scalar(int64_t v);
     ir::ValueId zeros(const std::vector<int64_t>& dims);
     /// Element type of the gradients (the forward node's first floating-point input).
     ir::DataType floatType() const;
@@ -130,5 +135,7 @@ void registerConvGradients(GradientRegistry& r);
 void registerNormGradients(GradientRegistry& r);
 void registerShapeGradients(GradientRegistry& r);
 void registerReduceGradients(GradientRegistry& r);
+void registerActivationGradients(GradientRegistry& r);
+void registerResizeGradients(GradientRegistry& r);
 
 }  // namespace passlens::autodiff

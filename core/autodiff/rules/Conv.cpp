@@ -61,6 +61,23 @@ std::vector<int64_t> concat(std::vector<int64_t> a, const std::vector<int64_t>& 
     return a;
 }
 
+/// Static dims except a symbolic batch (dim 0), returned as −1: the backward graph only uses the
+/// batch inside Reshape targets, where −1 stands for it, so dynamic-batch models train at any batch.
+std::vector<int64_t> staticButBatch(GradContext& c, ValueId v, const std::string& why) {
+    const TypeInfo& t = c.graph().value(v).type;
+    if (t.isTensor() && t.shape && t.shape->rank() >= 1) {
+        std::vector<int64_t> d;
+        bool ok = true;
+        for (size_t i = 0; i < t.shape->dims.size(); ++i) {
+            if (t.shape->dims[i].isStatic()) d.push_back(*t.shape->dims[i].value);
+            else if (i == 0) d.push_back(-1);
+            else ok = false;
+        }
+        if (ok) return d;
+    }
+    return c.requireStaticShape(v, why);
+}
+
 /// Conv/ConvTranspose attributes of a window (explicit pads).
 std::vector<Attribute> windowAttrs(const Window& w, int64_t group, bool swapStrideDilation = false) {
     return {Attribute::makeInts("strides", swapStrideDilation ? w.dilations : w.strides),
@@ -82,9 +99,9 @@ ValueId transposeBack(GradContext& c, ValueId g, ValueId wt, const Window& w, in
 
 void convGrad(GradContext& c) {
     const ValueId x = c.input(0), wv = c.input(1), g = c.gradOut(0);
-    const auto xd = c.requireStaticShape(x, "Conv geometry");
+    const auto xd = staticButBatch(c, x, "Conv geometry");
     const auto wd = c.requireStaticShape(wv, "Conv geometry");
-    const auto yd = c.requireStaticShape(c.output(0), "Conv geometry");
+    const auto yd = staticButBatch(c, c.output(0), "Conv geometry");
     if (xd.size() < 3) c.unsupported("input rank must be at least 3");
     const int64_t group = c.node().attrInt("group", 1);
     const Window w = windowOf(c, xd, yd, std::vector<int64_t>(wd.begin() + 2, wd.end()));
@@ -108,7 +125,7 @@ void convGrad(GradContext& c) {
             std::iota(perm5.begin(), perm5.end(), 0);
             std::swap(perm5[0], perm5[2]);
             ValueId t = c.op("Transpose", {c.reshape(x, split)}, {Attribute::makeInts("perm", perm5)});
-            xT = c.reshape(t, concat({Cg, group * N}, w.in));
+            xT = c.reshape(t, concat({Cg, N < 0 ? -1 : group * N}, w.in));
         }
         ValueId gT = c.op("Transpose", {g}, {Attribute::makeInts("perm", perm)});
         ValueId full = c.op("Conv", {xT, gT}, windowAttrs(w, group, true));
@@ -169,8 +186,8 @@ bool hasPadding(const Window& w) {
 void maxPoolGrad(GradContext& c) {
     if (c.node().attrInt("storage_order", 0) != 0) c.unsupported("storage_order=1");
     const ValueId x = c.input(0), g = c.gradOut(0);
-    const auto xd = c.requireStaticShape(x, "MaxPool geometry");
-    const auto yd = c.requireStaticShape(c.output(0), "MaxPool geometry");
+    const auto xd = staticButBatch(c, x, "MaxPool geometry");
+    const auto yd = staticButBatch(c, c.output(0), "MaxPool geometry");
     const Window w = windowOf(c, xd, yd, c.node().attrInts("kernel_shape"));
     const int64_t N = xd[0], C = xd[1];
     const int64_t K = std::accumulate(w.kernel.begin(), w.kernel.end(), int64_t{1}, std::multiplies<>());
@@ -194,8 +211,8 @@ void maxPoolGrad(GradContext& c) {
 
 void averagePoolGrad(GradContext& c) {
     const ValueId x = c.input(0), g = c.gradOut(0);
-    const auto xd = c.requireStaticShape(x, "AveragePool geometry");
-    const auto yd = c.requireStaticShape(c.output(0), "AveragePool geometry");
+    const auto xd = staticButBatch(c, x, "AveragePool geometry");
+    const auto yd = staticButBatch(c, c.output(0), "AveragePool geometry");
     const Window w = windowOf(c, xd, yd, c.node().attrInts("kernel_shape"));
     const int64_t C = xd[1];
     const int64_t K = std::accumulate(w.kernel.begin(), w.kernel.end(), int64_t{1}, std::multiplies<>());
@@ -220,7 +237,15 @@ void averagePoolGrad(GradContext& c) {
 }
 
 void globalAveragePoolGrad(GradContext& c) {
-    const auto xd = c.requireStaticShape(c.input(0), "GlobalAveragePool spatial size");
+    const auto maybe = c.staticShape(c.input(0));
+    if (!maybe) {
+        // Symbolic spatial dims: the window is Size(x) / Size(y) elements, computed at run time.
+        auto size = [&](ValueId v) { return c.op("Cast", {c.op("Size", {v})}, {Attribute::makeInt("to", int64_t(c.floatType()))}); };
+        ValueId count = c.op("Div", {size(c.input(0)), size(c.output(0))});
+        c.setGradIn(0, c.op("Div", {c.op("Expand", {c.gradOut(0), c.op("Shape", {c.input(0)})}), count}));
+        return;
+    }
+    const auto xd = *maybe;
     const int64_t spatial = std::accumulate(xd.begin() + 2, xd.end(), int64_t{1}, std::multiplies<>());
     ValueId scaled = c.op("Mul", {c.gradOut(0), c.scalar(1.0 / double(spatial))});
     c.setGradIn(0, c.op("Expand", {scaled, c.ints(xd, "shape")}));

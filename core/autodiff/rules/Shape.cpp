@@ -30,46 +30,85 @@ void transposeGrad(GradContext& c) {
 }
 
 void concatGrad(GradContext& c) {
-    // Each input's gradient is its slice of g along the axis.
-    const int64_t r = c.rank(c.output(0));
-    const int64_t axis = normalized(c.node().attrInt("axis", 0), r);
-    int64_t offset = 0;
+    // Each input's gradient is its slice of g along the axis; offsets are constants when the
+    // lengths are static, else running sums of Shape dims computed when the graph runs.
+    int64_t axis = c.node().attrInt("axis", 0);
+    if (axis < 0) axis += c.rank(c.output(0));
+    bool fixed = true;
     for (size_t i = 0; i < c.inputCount(); ++i) {
-        const int64_t len = c.requireStaticShape(c.input(i), "Concat offsets")[size_t(axis)];
-        if (c.needsGrad(i))
-            c.setGradIn(i, c.op("Slice", {c.gradOut(0), c.ints({offset}, "starts"), c.ints({offset + len}, "ends"),
-                                          c.ints({axis}, "axes")}));
-        offset += len;
+        auto s = c.staticShape(c.input(i));
+        fixed = fixed && s && int64_t(s->size()) > axis;
+    }
+    if (fixed) {
+        int64_t offset = 0;
+        for (size_t i = 0; i < c.inputCount(); ++i) {
+            const int64_t len = (*c.staticShape(c.input(i)))[size_t(axis)];
+            if (c.needsGrad(i))
+                c.setGradIn(i, c.op("Slice", {c.gradOut(0), c.ints({offset}, "starts"), c.ints({offset + len}, "ends"),
+                                              c.ints({axis}, "axes")}));
+            offset += len;
+        }
+        return;
+    }
+    ValueId offset = c.ints({0}, "starts");
+    for (size_t i = 0; i < c.inputCount(); ++i) {
+        ValueId end = c.op("Add", {offset, c.shapeDims(c.input(i), axis, axis + 1)});
+        if (c.needsGrad(i)) c.setGradIn(i, c.op("Slice", {c.gradOut(0), offset, end, c.ints({axis}, "axes")}));
+        offset = end;
     }
 }
 
 void splitGrad(GradContext& c) {
     // Concatenate the outputs' gradients (zeros for outputs nothing differentiates).
-    const int64_t axis = normalized(c.node().attrInt("axis", 0), c.rank(c.input(0)));
+    int64_t axis = c.node().attrInt("axis", 0);
+    if (axis < 0) axis += c.rank(c.input(0));
     std::vector<ValueId> parts;
     for (size_t i = 0; i < c.node().outputs.size(); ++i) parts.push_back(c.gradOutOrZeros(i));
     c.setGradIn(0, c.op("Concat", parts, {Attribute::makeInt("axis", axis)}));
 }
 
+/// The flat index (row-major) of every element of `x`, shaped like `x`: Range over Size(x),
+/// reshaped at run time, so it works for symbolic dims.
+ValueId flatIndexGrid(GradContext& c, ValueId x) {
+    ValueId n = c.op("Size", {x});
+    ValueId iota = c.op("Range", {c.int64Scalar(0), n, c.int64Scalar(1)});
+    return c.op("Reshape", {iota, c.shapeOf(x)});
+}
+
+/// g scattered into zeros of x's shape at the flat indices `picked` (same shape as g, no repeats).
+ValueId scatterFlat(GradContext& c, ValueId x, ValueId picked, ValueId g) {
+    ValueId n = c.op("Reshape", {c.op("Size", {x}), c.ints({1}, "one")});
+    ValueId zeros = c.op("ConstantOfShape", {n}, {Attribute::makeTensor("value", floatTensorOf(c.floatType(), {1}, {0.0}))});
+    ValueId flatIdx = c.op("Reshape", {picked, c.ints({-1}, "flat")});
+    ValueId scattered = c.op("ScatterElements", {zeros, flatIdx, c.op("Reshape", {g, c.ints({-1}, "flat")})},
+                             {Attribute::makeInt("axis", 0)});
+    return c.op("Reshape", {scattered, c.shapeOf(x)});
+}
+
+void sliceGradComputed(GradContext& c) {
+    // Bounds the graph computes, or symbolic dims: slice the flat index grid of x the same way
+    // (the forward node's own starts/ends/axes/steps) and scatter g to the indices it picked.
+    if (c.opset() < 10) c.unsupported("Slice before opset 10 with symbolic dims");
+    std::vector<ValueId> inputs{flatIndexGrid(c, c.input(0))};
+    for (size_t i = 1; i < c.inputCount(); ++i) inputs.push_back(c.input(i));
+    ValueId picked = c.op("Slice", inputs);
+    c.setGradIn(0, scatterFlat(c, c.input(0), picked, c.gradOut(0)));
+}
+
 void sliceGrad(GradContext& c) {
     // Step 1 on every axis: pad g back with zeros. Other steps: scatter g into zeros by the flat
     // index of every element the slice read.
-    const auto dims = c.requireStaticShape(c.input(0), "Slice bounds");
-    const int64_t r = int64_t(dims.size());
+    const auto staticDims = c.staticShape(c.input(0));
     auto starts = c.constantInts(c.input(1)), ends = c.constantInts(c.input(2));
-    if (!starts || !ends) c.unsupported("starts and ends must be constants");
+    const bool constAxes = c.input(3) == kNone || c.constantInts(c.input(3));
+    const bool constSteps = c.inputCount() < 5 || c.input(4) == kNone || c.constantInts(c.input(4));
+    if (!staticDims || !starts || !ends || !constAxes || !constSteps) return sliceGradComputed(c);
+    const auto dims = *staticDims;
+    const int64_t r = int64_t(dims.size());
     std::vector<int64_t> axes(starts->size()), steps(starts->size(), 1);
     std::iota(axes.begin(), axes.end(), 0);
-    if (c.input(3) != kNone) {
-        auto a = c.constantInts(c.input(3));
-        if (!a) c.unsupported("axes must be a constant");
-        axes = *a;
-    }
-    if (c.input(4) != kNone) {
-        auto s = c.constantInts(c.input(4));
-        if (!s) c.unsupported("steps must be a constant");
-        steps = *s;
-    }
+    if (c.input(3) != kNone) axes = *c.constantInts(c.input(3));
+    if (c.inputCount() >= 5 && c.input(4) != kNone) steps = *c.constantInts(c.input(4));
     // Per axis: first index, step and count (ONNX clamping rules).
     std::vector<int64_t> first(size_t(r), 0), step(size_t(r), 1), count(dims);
     for (size_t k = 0; k < axes.size(); ++k) {
@@ -122,19 +161,56 @@ void sliceGrad(GradContext& c) {
 
 void gatherGrad(GradContext& c) {
     // data [P, D, Q] gathered along D by indices of n elements: dx[p, d, q] = Σᵢ [idx i = d]·g[p, i, q],
-    // a MatMul of the one-hot of the indices (transposed) with g; repeated indices add up.
-    const auto dd = c.requireStaticShape(c.input(0), "Gather sizes");
-    const auto id = c.requireStaticShape(c.input(1), "Gather sizes");
-    const int64_t r = int64_t(dd.size());
-    const int64_t axis = normalized(c.node().attrInt("axis", 0), r);
-    auto prod = [](auto b, auto e) { return std::accumulate(b, e, int64_t{1}, std::multiplies<>()); };
-    const int64_t P = prod(dd.begin(), dd.begin() + axis), D = dd[size_t(axis)], Q = prod(dd.begin() + axis + 1, dd.end());
-    const int64_t n = prod(id.begin(), id.end());
+    // a MatMul of the one-hot of the indices (transposed) with g; repeated indices add up. P, D
+    // and n come from Shape/Size when the graph runs, so symbolic dims and computed indices work.
+    const ValueId x = c.input(0), idx = c.input(1);
+    int64_t axis = c.node().attrInt("axis", 0);
+    if (axis < 0) axis += c.rank(x);
+    ValueId lead = axis == 0 ? c.ints({1}, "one")
+                             : axis == 1 ? c.shapeDims(x, 0, 1)
+                                         : c.op("ReduceProd", {c.shapeDims(x, 0, axis)}, {Attribute::makeInt("keepdims", 1)});
+    ValueId depth = c.shapeDims(x, axis, axis + 1);
+    ValueId count = c.op("Reshape", {c.op("Size", {idx}), c.ints({1}, "one")});
+    ValueId g3 = c.op("Reshape", {c.gradOut(0), c.op("Concat", {lead, count, c.ints({-1}, "rest")}, {Attribute::makeInt("axis", 0)})});
     ValueId values = c.floats({2}, {0.0, 1.0}, "off_on");
-    ValueId oneHot = c.op("OneHot", {c.input(1), c.ints({D}, "depth"), values}, {Attribute::makeInt("axis", 0)});
-    ValueId picks = c.reshape(oneHot, {D, n});
-    ValueId summed = c.op("MatMul", {picks, c.reshape(c.gradOut(0), {P, n, Q})});
-    c.setGradIn(0, c.reshape(summed, dd));
+    ValueId flatIdx = c.op("Reshape", {idx, c.ints({-1}, "flat")});
+    ValueId picks = c.op("OneHot", {flatIdx, depth, values}, {Attribute::makeInt("axis", 0)});
+    ValueId summed = c.op("MatMul", {picks, g3});
+    c.setGradIn(0, c.reshapeLike(summed, x));
+}
+
+void padGrad(GradContext& c) {
+    // Constant padding: the gradient is g with the padding cut off, i.e. Pad by the negated pads
+    // (a negative pad crops; where the forward cropped, the negated pad restores zeros).
+    if (c.node().attrString("mode", "constant") != "constant")
+        c.unsupported("only mode 'constant' is differentiated (reflect/edge/wrap add several gradients into one element)");
+    if (c.opset() < 11) {
+        auto pads = c.node().attrInts("pads");
+        for (auto& p : pads) p = -p;
+        c.setGradIn(0, c.op("Pad", {c.gradOut(0)}, {Attribute::makeInts("pads", pads)}));
+        return;
+    }
+    ValueId negated = c.op("Neg", {c.input(1)});
+    std::vector<ValueId> inputs{c.gradOut(0), negated};
+    if (c.inputCount() >= 4 && c.input(3) != kNone) inputs.insert(inputs.end(), {kNone, c.input(3)});
+    c.setGradIn(0, c.op("Pad", inputs));
+}
+
+void tileGrad(GradContext& c) {
+    // y[r0, d0, r1, d1, ...] viewed with each repeat as its own axis: sum those axes.
+    const ValueId x = c.input(0);
+    const int64_t r = c.rank(x);
+    auto repeats = c.constantInts(c.input(1));
+    if (!repeats) c.unsupported("repeats must be a constant");
+    std::vector<ValueId> parts;
+    std::vector<int64_t> repeatAxes;
+    for (int64_t a = 0; a < r; ++a) {
+        parts.push_back(c.ints({(*repeats)[size_t(a)]}, "repeat"));
+        parts.push_back(c.shapeDims(x, a, a + 1));
+        repeatAxes.push_back(2 * a);
+    }
+    ValueId split = c.op("Reshape", {c.gradOut(0), c.op("Concat", parts, {Attribute::makeInt("axis", 0)})});
+    c.setGradIn(0, c.reduceSum(split, repeatAxes, false));
 }
 
 }  // namespace
@@ -149,6 +225,8 @@ void registerShapeGradients(GradientRegistry& r) {
     r.add("Split", splitGrad, {1});
     r.add("Slice", sliceGrad, {1, 2, 3, 4});
     r.add("Gather", gatherGrad, {1});
+    r.add("Pad", padGrad, {1, 2, 3});
+    r.add("Tile", tileGrad, {1});
 }
 
 }  // namespace passlens::autodiff

@@ -1,0 +1,152 @@
+#!/usr/bin/python3
+"""PyTorch's autograd gradients for the static fixtures, as references for the training graphs
+`passlens-cli grad --loss mse` builds (tests/core/test_autodiff_real_exports.cpp).
+
+For each fixture it rebuilds the model exactly as generate.py does (same builders, same seeds),
+runs inputs from a closed-form formula both sides reproduce, takes PassLens's mse loss
+(ReduceMean((y - target)^2) over every element, core/autodiff/Loss.cpp) and writes
+`<fixture>.grads.json`: for each ONNX initializer that holds a torch parameter, summary numbers of
+d loss / d initializer (sum, sum of |g|, sum of squares, max |g|, the first 8 values (4 at batch 3) and, at batch 1,
+the values at flat positions k·n/4). Batch 1 always; batch 3 too for models whose dynamic export
+has a batch dim.
+
+torch.onnx.export (eval mode) folds BatchNorm into the preceding Conv, so the ONNX weight is the
+fused one: the model is fused the same way first (torch.fx), and parameters are matched to
+initializers by shape and values (also transposed: folded Linear weights of MatMuls).
+
+Inputs (flat row-major index i): float x[i] = sin(0.37·i + 1); token ids (7·i + 3) mod vocab;
+target t[i] = 0.5·cos(0.29·i + 2). Run with Debian's python (python3-torch, python3-onnx).
+"""
+import json
+import math
+import os
+import sys
+
+import numpy as np
+import onnx
+import torch
+from onnx import numpy_helper
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+import generate  # noqa: E402  (the fixtures' model builders and seeds)
+
+FIXTURES = ["resnet_tiny", "mobilenetv3_small", "efficientnet_b0_tiny", "convnext_tiny", "vit_tiny",
+            "transformer_encoder", "gpt_tiny", "swin_tiny", "deeplabv3_tiny"]
+SAMPLES = 8
+STRIDED = 4
+
+
+def input_tensor(spec, dims):
+    shape = [d if isinstance(d, int) else dims[d] for d in spec["dims"]]
+    count = int(np.prod(shape))
+    i = np.arange(count, dtype=np.float64)
+    if spec["dtype"] == "float32":
+        return torch.from_numpy(np.sin(0.37 * i + 1.0).astype(np.float32).reshape(shape))
+    vocab = spec["range"][1]
+    return torch.from_numpy(((7 * np.arange(count, dtype=np.int64) + 3) % vocab).reshape(shape))
+
+
+def target_like(y):
+    i = np.arange(y.numel(), dtype=np.float64)
+    return torch.from_numpy((0.5 * np.cos(0.29 * i + 2.0)).astype(np.float32).reshape(tuple(y.shape)))
+
+
+def fused(model):
+    """BatchNorm folded into Conv as the eval-mode export does (only models that have BatchNorm)."""
+    if not any(isinstance(m, torch.nn.BatchNorm2d) for m in model.modules()):
+        return model
+    from torch.fx.experimental.optimization import fuse
+    return fuse(model)
+
+
+def short(v):
+    return float("%.7g" % v)
+
+
+def summary(g, strided):
+    """strided: also the values at flat positions k·n/4 (k = 0..3), which the test recomputes."""
+    flat = g.detach().double().reshape(-1).numpy()
+    n = flat.size
+    out = {"sum": short(flat.sum()), "sum_abs": short(np.abs(flat).sum()), "sum_sq": short((flat * flat).sum()),
+           "max_abs": short(np.abs(flat).max()), "first": [short(v) for v in flat[:SAMPLES if strided else SAMPLES // 2]]}
+    if strided:
+        out["strided"] = [short(flat[k * n // STRIDED]) for k in range(STRIDED)]
+    return out
+
+
+def match_initializers(model_file, params):
+    """torch parameter name -> (initializer name, transposed) by shape and values. The exporter
+    keeps one initializer for parameters of equal values (LayerNorm weights of ones, zero
+    biases); the gradient of that initializer is the sum of theirs."""
+    inits = [(t.name, numpy_helper.to_array(t)) for t in onnx.load(model_file).graph.initializer
+             if t.data_type == onnx.TensorProto.FLOAT]
+    out = {}
+    for name, p in params.items():
+        value = p.detach().numpy()
+        for transposed in (False, True):
+            if transposed and value.ndim != 2:
+                continue
+            want = value.T if transposed else value
+            hits = [n for n, a in inits if a.shape == want.shape and np.allclose(a, want, rtol=1e-5, atol=1e-6)]
+            if hits:
+                out[name] = (hits[0], transposed)
+                break
+    return out
+
+
+def gradients(model, spec, dims, mapping, strided):
+    for p in model.parameters():
+        p.grad = None
+    args = [input_tensor(s, dims) for s in spec["inputs"]]
+    y = generate.flatten_outputs(model(*args))[0]
+    target = target_like(y)
+    loss = ((y - target) ** 2).mean()
+    loss.backward()
+    params = dict(model.named_parameters())
+    total, names = {}, {}
+    for name, (init, transposed) in mapping.items():
+        g = params[name].grad
+        if g is None:
+            g = torch.zeros_like(params[name])
+        g = g.t() if transposed else g
+        total[init] = total[init] + g if init in total else g.clone()
+        names.setdefault(init, []).append(name)
+    grads = {init: dict(torch_parameters=names[init], **summary(g, strided)) if strided else summary(g, strided)
+             for init, g in sorted(total.items())}
+    return {"dims": dims, "loss": float(loss), "output_dims": list(y.shape), "gradients": grads}
+
+
+def main():
+    specs = {s["name"]: s for s in generate.MODELS}
+    only = sys.argv[1].split(",") if len(sys.argv) > 1 else FIXTURES
+    torch.set_grad_enabled(True)
+    for name in only:
+        spec = specs[name]
+        model = fused(generate.build_model(spec))
+        model.eval()
+        for p in model.parameters():
+            p.requires_grad_(True)
+        static_file = os.path.join(HERE, name + "_static.onnx")
+        mapping = match_initializers(static_file, dict(model.named_parameters()))
+        runs = [gradients(model, spec, dict(spec["static"]), mapping, True)]
+        if "batch" in spec["dynamic"]:
+            runs.append(gradients(model, spec, dict(spec["static"], batch=3), mapping, False))
+        unmatched = sorted(set(dict(model.named_parameters())) - set(mapping))
+        doc = {"fixture": name, "generator": "tests/models/gen_grads.py",
+               "loss": "mse: ReduceMean((y - target)^2) over all elements",
+               "inputs": [{"name": s["name"], "dtype": s["dtype"], "dims": s["dims"],
+                           "formula": "sin(0.37*i + 1)" if s["dtype"] == "float32" else "(7*i + 3) % " + str(s["range"][1])}
+                          for s in spec["inputs"]],
+               "output": spec["outputs"][0], "target_formula": "0.5*cos(0.29*i + 2)",
+               "unmatched_parameters": unmatched, "runs": runs}
+        path = os.path.join(HERE, name + ".grads.json")
+        with open(path, "w") as f:
+            json.dump(doc, f, separators=(",", ":"))
+            f.write("\n")
+        print("%s: %d parameters matched, %d unmatched %s, %d bytes" % (name, len(mapping), len(unmatched), unmatched[:4],
+                                                                      os.path.getsize(path)))
+
+
+if __name__ == "__main__":
+    main()
