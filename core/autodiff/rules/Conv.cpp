@@ -61,16 +61,16 @@ std::vector<int64_t> concat(std::vector<int64_t> a, const std::vector<int64_t>& 
     return a;
 }
 
-/// Static dims except a symbolic batch (dim 0), returned as −1: the backward graph only uses the
+/// Static dims except a symbolic batch (dim 0; also the channels when the caller never reads them), returned as −1: the backward graph only uses the
 /// batch inside Reshape targets, where −1 stands for it, so dynamic-batch models train at any batch.
-std::vector<int64_t> staticButBatch(GradContext& c, ValueId v, const std::string& why) {
+std::vector<int64_t> staticButBatch(GradContext& c, ValueId v, const std::string& why, bool channelsMayBeUnknown = false) {
     const TypeInfo& t = c.graph().value(v).type;
     if (t.isTensor() && t.shape && t.shape->rank() >= 1) {
         std::vector<int64_t> d;
         bool ok = true;
         for (size_t i = 0; i < t.shape->dims.size(); ++i) {
             if (t.shape->dims[i].isStatic()) d.push_back(*t.shape->dims[i].value);
-            else if (i == 0) d.push_back(-1);
+            else if (i == 0 || (i == 1 && channelsMayBeUnknown)) d.push_back(-1);
             else ok = false;
         }
         if (ok) return d;
@@ -99,9 +99,11 @@ ValueId transposeBack(GradContext& c, ValueId g, ValueId wt, const Window& w, in
 
 void convGrad(GradContext& c) {
     const ValueId x = c.input(0), wv = c.input(1), g = c.gradOut(0);
-    const auto xd = staticButBatch(c, x, "Conv geometry");
+    // An ungrouped Conv never needs the channel counts (the weight gives them).
+    const bool ungrouped = c.node().attrInt("group", 1) == 1;
+    const auto xd = staticButBatch(c, x, "Conv geometry", ungrouped);
     const auto wd = c.requireStaticShape(wv, "Conv geometry");
-    const auto yd = staticButBatch(c, c.output(0), "Conv geometry");
+    const auto yd = staticButBatch(c, c.output(0), "Conv geometry", ungrouped);
     if (xd.size() < 3) c.unsupported("input rank must be at least 3");
     const int64_t group = c.node().attrInt("group", 1);
     const Window w = windowOf(c, xd, yd, std::vector<int64_t>(wd.begin() + 2, wd.end()));

@@ -3,7 +3,10 @@
 // obtained by resizing an identity with the forward node's own attributes: an [1, L, L, 1] eye
 // resized along its third axis to [1, L, L', 1] holds Rᵀ (row = input index, column = output
 // index). Sizes come from Shape when the graph runs, so symbolic dims work.
+#include <optional>
+
 #include "autodiff/GradientBuilder.h"
+#include "ir/Model.h"
 #include "ir/Tensor.h"
 #include "ir/Error.h"
 
@@ -16,6 +19,40 @@ namespace {
 bool sameDim(const Dim& a, const Dim& b) {
     if (a.isStatic() && b.isStatic()) return *a.value == *b.value;
     return !a.isStatic() && !b.isStatic() && !a.param.empty() && a.param == b.param;
+}
+
+/// True when `sizes` is Concat(Slice(Shape(x), 0, 2), ...): the exporter's way of keeping N and C.
+bool sizesKeepLeadingDims(GradContext& c, ValueId sizes) {
+    const Graph& g = c.graph();
+    auto producer = [&](ValueId v, const char* type) -> const Node* {
+        if (v == kNone || g.value(v).producer == kNone) return nullptr;
+        const Node& n = g.node(g.value(v).producer);
+        return n.opType == type && canonicalDomain(n.domain).empty() ? &n : nullptr;
+    };
+    const Node* cat = producer(sizes, "Concat");
+    if (!cat || cat->inputs.empty() || cat->attrInt("axis", 0) != 0) return false;
+    const Node* slice = producer(cat->inputs[0], "Slice");
+    if (!slice || slice->inputs.size() < 3) return false;
+    const Node* shape = producer(slice->inputs[0], "Shape");
+    if (!shape || shape->inputs.empty() || shape->inputs[0] != c.input(0) || shape->attr("start") || shape->attr("end")) return false;
+    auto starts = c.constantInts(slice->inputs[1]), ends = c.constantInts(slice->inputs[2]);
+    auto axes = slice->inputs.size() > 3 ? c.constantInts(slice->inputs[3]) : std::optional<std::vector<int64_t>>(std::vector<int64_t>{0});
+    const bool unitSteps = slice->inputs.size() < 5 || slice->inputs[4] == kNone ||
+                           c.constantInts(slice->inputs[4]) == std::optional<std::vector<int64_t>>(std::vector<int64_t>{1});
+    return starts == std::vector<int64_t>{0} && ends == std::vector<int64_t>{2} && axes == std::vector<int64_t>{0} && unitSteps;
+}
+
+/// True when constant scales leave N and C alone.
+bool scalesKeepLeadingDims(GradContext& c) {
+    if (c.inputCount() < 3 || c.input(2) == kNone) return false;
+    const Value& v = c.graph().value(c.input(2));
+    TensorPtr t = v.initializer;
+    if (!t && v.producer != kNone) {
+        const Node& p = c.graph().node(v.producer);
+        if (p.opType == "Constant")
+            if (const Attribute* a = p.attr("value"); a && a->t) t = a->t;
+    }
+    return t && t->dtype == DataType::Float && t->elementCount() == 4 && t->as<float>()[0] == 1.0f && t->as<float>()[1] == 1.0f;
 }
 
 /// Rᵀ of one spatial axis (2 = height, 3 = width) as an [L_in, L_out] matrix.
@@ -57,7 +94,8 @@ void resizeGrad(GradContext& c) {
     const TypeInfo& yt = c.graph().value(c.output(0)).type;
     if (!xt.shape || !yt.shape || xt.shape->rank() != 4 || yt.shape->rank() != 4)
         c.unsupported("input and output must be known to be 4-D (N, C, H, W)");
-    for (size_t a = 0; a < 2; ++a)
+    const bool kept = (c.inputCount() > 3 && sizesKeepLeadingDims(c, c.input(3))) || scalesKeepLeadingDims(c);
+    for (size_t a = 0; a < 2 && !kept; ++a)
         if (!sameDim(xt.shape->dims[a], yt.shape->dims[a]))
             c.unsupported("only H and W may be resized, and dim " + std::to_string(a) + " is not known to stay the same (" +
                           xt.shape->toString() + " → " + yt.shape->toString() + ")");
