@@ -84,7 +84,7 @@ std::vector<TensorPtr> gridSample(KernelContext& c) {
     const auto xv = toDoubles(x), gv = toDoubles(grid);
     std::vector<double> y(static_cast<size_t>(product(outDims)), 0.0);
     const auto inStrides = stridesOf(in);
-    std::vector<double> lo(nsp), hi(nsp), coord(nsp);
+    std::vector<double> lo(nsp), hi(nsp);
     for (int64_t d = 0; d < nsp; ++d) {
         lo[d] = align ? 0.0 : -0.5;
         hi[d] = align ? double(in[d] - 1) : double(in[d]) - 0.5;
@@ -112,7 +112,6 @@ std::vector<TensorPtr> gridSample(KernelContext& c) {
                     if (pad == Pad::Border) v = std::clamp(v, 0.0, double(in[d] - 1));
                     else if (pad == Pad::Reflection) v = reflect(v, lo[d], hi[d]);
                 }
-                coord[d] = v;
                 if (mode == "nearest") {
                     idx[d][0] = fetchIndex(int64_t(v), d);
                     wt[d][0] = 1.0;
