@@ -260,8 +260,43 @@ bool MainWindow::openFile(const QString& path) {
         addRecent(path);
         return true;
     } catch (const std::exception& e) {
-        showError(tr("Cannot open %1").arg(QFileInfo(path).fileName()), QString::fromStdString(e.what()));
+        const std::string why = e.what();
+        if (onnxio::isUnknownOpError(why)) {
+            // Well formed, only beyond what this build knows: show it, but run nothing on it.
+            try {
+                onnxio::ImportOptions lenient;
+                lenient.validateOps = false;
+                auto m = std::make_shared<ir::Model>(onnxio::importModelFile(path.toStdString(), lenient));
+                ir::NodeId named = ir::kNone;
+                if (auto q = why.find("node '"); q != std::string::npos) {
+                    const auto end = why.find('\'', q + 6);
+                    if (end != std::string::npos)
+                        if (auto id = m->graph.findNode(why.substr(q + 6, end - q - 6))) named = *id;
+                }
+                setModel(std::move(m), QFileInfo(path).fileName());
+                setReadOnly(QString::fromStdString(why), named);
+                addRecent(path);
+                return true;
+            } catch (const std::exception&) {
+                // fall through to the first error, which names the real problem
+            }
+        }
+        showError(tr("Cannot open %1").arg(QFileInfo(path).fileName()), QString::fromStdString(why));
         return false;
+    }
+}
+
+void MainWindow::setReadOnly(const QString& reason, ir::NodeId node) {
+    readOnlyReason_ = reason;
+    readOnlyNode_ = node;
+    const bool editable = reason.isEmpty();
+    stepper_->setEnabled(editable);
+    if (runAction_) runAction_->setEnabled(editable);
+    if (editable) facts_->setToolTip({});
+    if (!editable) {
+        facts_->setText(facts_->text() + tr(" · read-only"));
+        facts_->setToolTip(reason);
+        statusBar()->showMessage(tr("Read-only: %1. Passes are off for this model.").arg(reason));
     }
 }
 
@@ -304,6 +339,7 @@ void MainWindow::setModel(std::shared_ptr<const ir::Model> model, const QString&
                         .arg(QLocale().toString(qlonglong(info.parameterCount)))
                         .arg(model_->opsetFor("")));
     properties_->showNothing();
+    setReadOnly({}, ir::kNone);
     resetStepper();
     startLayout();
 }
@@ -391,6 +427,10 @@ void MainWindow::showLaidOut(const SnapshotPtr& snap) {
         statusBar()->showMessage(tr("Laid out %1 boxes in %2 s").arg(snap->display.nodes.size()).arg(snap->layoutSeconds, 0, 'f', 2), 5000);
     updateBreadcrumb();
     if (!findEdit_->text().isEmpty() && !redrawing_) find(findEdit_->text());
+    if (!readOnlyReason_.isEmpty()) {
+        statusBar()->showMessage(tr("Read-only: %1. Passes are off for this model.").arg(readOnlyReason_));
+        if (readOnlyNode_ != ir::kNone && shownRow_ < 0) mainView_->selectNode(readOnlyNode_);
+    }
     emit layoutReady();
     if (shownRow_ >= 0) emit stepShown(shownRow_);
 }

@@ -88,8 +88,12 @@ private:
 public:
 
     /// Loads a model file; on failure shows an error dialog (window-modal, non-blocking) and keeps
-    /// the current model.
+    /// the current model. A file that is well formed but uses an op, opset or domain this build
+    /// does not know opens read-only: drawn, the named node selected, passes off, the reason in
+    /// the status bar.
     bool openFile(const QString& path);
+    /// Why the shown model is read-only; empty when it is not.
+    QString readOnlyReason() const { return readOnlyReason_; }
     /// Shows an in-memory model (examples) under a display name.
     void setModel(std::shared_ptr<const ir::Model> model, const QString& title);
     void openExample(const QString& id);
@@ -207,8 +211,13 @@ private:
     static constexpr size_t kDeferredDockNodes = 1500;
     std::pair<std::shared_ptr<const ir::Model>, QString> pendingMemory_;
 
+    void setReadOnly(const QString& reason, ir::NodeId node);
+
     std::shared_ptr<const ir::Model> model_;
     std::shared_ptr<const ir::Model> shown_;
+    QString readOnlyReason_;                 ///< set while a model with unknown ops is shown
+    ir::NodeId readOnlyNode_ = ir::kNone;    ///< the node the import error named
+    QAction* runAction_ = nullptr;
     QString title_;
     bool foldConstants_ = true;
     GraphView* mainView_ = nullptr;

@@ -131,6 +131,8 @@ void MainWindow::buildStepperMenu(QMenu* file) {
     QMenu* pipe = menuBar()->addMenu(tr("&Passes"));
     QAction* run = pipe->addAction(tr("&Run Pipeline"), stepper_, &StepperPanel::run);
     run->setShortcut(QKeySequence(tr("Ctrl+R")));
+    run->setObjectName("runPipelineAction");
+    runAction_ = run;
     QAction* fwd = pipe->addAction(tr("Step &Forward"), stepper_, &StepperPanel::stepForward);
     fwd->setShortcuts({QKeySequence(Qt::ALT | Qt::Key_Right), QKeySequence(Qt::Key_F10)});
     QAction* back = pipe->addAction(tr("Step &Back"), stepper_, &StepperPanel::stepBack);

@@ -107,7 +107,7 @@ static void deepCopySubgraphs(Node& n) {
 }
 
 Graph::Graph(const Graph& o)
-    : name(o.name), docString(o.docString), metadataProps(o.metadataProps),
+    : name(o.name), docString(o.docString), unknownFields(o.unknownFields), metadataProps(o.metadataProps),
       sparseInitializers(o.sparseInitializers), order_(o.order_), inputs_(o.inputs_),
       outputs_(o.outputs_), initOrder_(o.initOrder_), valueByName_(o.valueByName_),
       nodeNameUses_(o.nodeNameUses_), subgraphHolders_(o.nodesWithSubgraphs()) {

@@ -52,6 +52,8 @@ struct Node {
     std::string opType;
     std::string domain;             ///< "" = ai.onnx
     std::string docString;
+    /// Fields of a newer ONNX than libonnx 1.12 parses (IR 9–11), in wire format, written back verbatim.
+    std::string unknownFields;
     std::vector<ValueId> inputs;    ///< kNone marks an omitted optional input
     std::vector<ValueId> outputs;   ///< kNone marks an omitted optional output
     std::vector<Attribute> attributes;
@@ -81,6 +83,8 @@ public:
 
     std::string name;
     std::string docString;
+    /// Fields of a newer ONNX than libonnx 1.12 parses (IR 9–11), in wire format, written back verbatim.
+    std::string unknownFields;
     std::vector<StringPair> metadataProps;
     std::vector<std::string> sparseInitializers;  ///< serialized SparseTensorProto, kept verbatim
 

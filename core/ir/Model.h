@@ -14,7 +14,10 @@ namespace passlens::ir {
 struct OpsetImport {
     std::string domain;  ///< "" = ai.onnx
     int64_t version = 0;
-    bool operator==(const OpsetImport&) const = default;
+    /// Whether the file spelled out an empty domain (`domain: ""`), so export writes it back the
+    /// same way; not part of equality.
+    bool domainWritten = true;
+    bool operator==(const OpsetImport& o) const { return domain == o.domain && version == o.version; }
 };
 
 /// A model-local function (FunctionProto). Its body is a Graph whose inputs/outputs are the
@@ -23,6 +26,8 @@ struct Function {
     std::string name;
     std::string domain;
     std::string docString;
+    /// Fields of a newer ONNX than libonnx 1.12 parses (IR 9–11), in wire format, written back verbatim.
+    std::string unknownFields;
     std::vector<std::string> attributeNames;
     std::vector<std::string> rawAttributeProtos;  ///< attribute_proto defaults (newer ONNX), verbatim
     std::vector<OpsetImport> opsetImports;
@@ -36,6 +41,8 @@ struct Model {
     std::string domain;
     int64_t modelVersion = 0;
     std::string docString;
+    /// Fields of a newer ONNX than libonnx 1.12 parses (IR 9–11), in wire format, written back verbatim.
+    std::string unknownFields;
     std::vector<OpsetImport> opsetImports;
     std::vector<StringPair> metadataProps;
     std::vector<std::string> trainingInfo;  ///< serialized TrainingInfoProto, verbatim

@@ -49,6 +49,8 @@ struct Tensor {
     Buffer data;                       ///< raw little-endian bytes for every non-string type
     std::vector<std::string> strings;  ///< payload of DataType::String
     std::string docString;
+    /// Fields of a newer ONNX than libonnx 1.12 parses (IR 9–11), in wire format, written back verbatim.
+    std::string unknownFields;
     ExternalDataRef external;          ///< the original external-data entries, if any
 
     int64_t elementCount() const;

@@ -70,6 +70,7 @@ public:
     void tensor(const Tensor& t, onnx::TensorProto& tp) {
         if (ext_) ext_->write(t, tp);
         else tensorToProto(t, tp);
+        restoreUnknownFields(tp, t.unknownFields);
     }
 
     void run(const Graph& g, onnx::GraphProto& gp) {
@@ -108,6 +109,7 @@ public:
                 }
         }
         for (NodeId n : g.nodeOrder()) node(g, g.node(n), *gp.add_node());
+        restoreUnknownFields(gp, g.unknownFields);
     }
 
     void node(const Graph& g, const Node& n, onnx::NodeProto& np) {
@@ -119,6 +121,7 @@ public:
         if (!n.docString.empty()) np.set_doc_string(n.docString);
         for (const auto& a : n.attributes) attribute(a, *np.add_attribute());
         nodeMetadataToProto(n.metadataProps, np);
+        restoreUnknownFields(np, n.unknownFields);
     }
 
     void attribute(const Attribute& a, onnx::AttributeProto& ap) {
@@ -159,7 +162,7 @@ void exportWith(const Model& m, onnx::ModelProto& mp, ExternalWriter* ext, bool 
     if (!m.docString.empty()) mp.set_doc_string(m.docString);
     for (const auto& op : m.opsetImports) {
         auto* o = mp.add_opset_import();
-        o->set_domain(op.domain);
+        if (op.domainWritten || !op.domain.empty()) o->set_domain(op.domain);
         o->set_version(op.version);
     }
     for (const auto& kv : m.metadataProps) {
@@ -177,15 +180,17 @@ void exportWith(const Model& m, onnx::ModelProto& mp, ExternalWriter* ext, bool 
         for (const auto& a : f.attributeNames) fp->add_attribute(a);
         for (const auto& op : f.opsetImports) {
             auto* o = fp->add_opset_import();
-            o->set_domain(op.domain);
+            if (op.domainWritten || !op.domain.empty()) o->set_domain(op.domain);
             o->set_version(op.version);
         }
         const Graph& body = *f.body;
         for (ValueId v : body.inputs()) fp->add_input(body.value(v).name);
         for (ValueId v : body.outputs()) fp->add_output(body.value(v).name);
         for (NodeId n : body.nodeOrder()) ge.node(body, body.node(n), *fp->add_node());
+        restoreUnknownFields(*fp, f.unknownFields);
     }
     ge.run(m.graph, *mp.mutable_graph());
+    restoreUnknownFields(mp, m.unknownFields);
 }
 
 }  // namespace

@@ -15,6 +15,7 @@
 #include "ir/Verifier.h"
 #include "onnx/ProtoConvert.h"
 #include "onnx/InferenceGuards.h"
+#include "onnx/NewerOpsets.h"
 #include "onnx/SchemaValidation.h"
 #include "ir/NhwcDomain.h"
 #include "util/MappedFile.h"
@@ -35,6 +36,7 @@ public:
         auto g = std::make_shared<Graph>();
         g->name = gp.name();
         g->docString = gp.doc_string();
+        g->unknownFields = unknownFieldsOf(gp);
 
         std::unordered_map<std::string, const onnx::ValueInfoProto*> infoByName;
         for (const auto& vi : gp.value_info()) infoByName.emplace(vi.name(), &vi);
@@ -86,6 +88,7 @@ public:
             NodeId id = g->addNode(np.op_type(), std::move(ins), std::move(outs), std::move(attrs), np.name(), np.domain());
             g->node(id).docString = np.doc_string();
             g->node(id).metadataProps = nodeMetadataFromProto(np);
+            g->node(id).unknownFields = unknownFieldsOf(np, kNodeMetadataPropsField);
         }
 
         std::vector<ValueId> outs;
@@ -184,7 +187,7 @@ void checkOpsetsKnown(const onnx::ModelProto& mp) {
         if (op.version() > it->second.second)
             throwBadInput("model imports opset " + std::to_string(op.version()) + " of domain '" + d +
                           "', newer than the " + std::to_string(it->second.second) +
-                          " this build's ONNX library knows");
+                          " this build knows");
         if (op.version() < 1) throwBadInput("model imports invalid opset version " + std::to_string(op.version()) + " of domain '" + d + "'");
     }
 }
@@ -249,8 +252,9 @@ Function convertFunction(onnx::FunctionProto& fp, TensorLoader& loader) {
     f.name = fp.name();
     f.domain = fp.domain();
     f.docString = fp.doc_string();
+    f.unknownFields = unknownFieldsOf(fp);
     f.attributeNames.assign(fp.attribute().begin(), fp.attribute().end());
-    for (const auto& op : fp.opset_import()) f.opsetImports.push_back({op.domain(), op.version()});
+    for (const auto& op : fp.opset_import()) f.opsetImports.push_back({op.domain(), op.version(), op.has_domain()});
     // Reuse the graph importer by dressing the body up as a GraphProto.
     onnx::GraphProto body;
     body.set_name(fp.name());
@@ -271,6 +275,10 @@ static Model importParsed(onnx::ModelProto& mp, const std::string& baseDir, cons
     if (!mp.has_graph()) throwBadInput("'" + sourcePath + "' is not an ONNX model: it has no graph");
     if (mp.ir_version() <= 0) throwBadInput("'" + sourcePath + "' is not an ONNX model: ir_version is missing");
 
+    registerNewerOpsets();
+    if (mp.ir_version() > kMaxIrVersion)
+        throwBadInput("'" + sourcePath + "' has IR version " + std::to_string(mp.ir_version()) + ", newer than the " +
+                      std::to_string(kMaxIrVersion) + " this build reads");
     Model m;
     m.sourcePath = sourcePath;
     if (options.validateOps) {
@@ -307,7 +315,8 @@ static Model importParsed(onnx::ModelProto& mp, const std::string& baseDir, cons
     m.domain = mp.domain();
     m.modelVersion = mp.model_version();
     m.docString = mp.doc_string();
-    for (const auto& op : mp.opset_import()) m.opsetImports.push_back({op.domain(), op.version()});
+    m.unknownFields = unknownFieldsOf(mp);
+    for (const auto& op : mp.opset_import()) m.opsetImports.push_back({op.domain(), op.version(), op.has_domain()});
     for (const auto& kv : mp.metadata_props()) m.metadataProps.push_back({kv.key(), kv.value()});
     for (const auto& ti : mp.training_info()) m.trainingInfo.push_back(ti.SerializeAsString());
 
@@ -319,6 +328,10 @@ static Model importParsed(onnx::ModelProto& mp, const std::string& baseDir, cons
     if (options.verify) verifyOrThrow(m);
     if (options.validateOps) validateAttributeValues(m);
     return m;
+}
+
+bool isUnknownOpError(const std::string& message) {
+    return message.find(": unknown operator '") != std::string::npos || message.find(" this build knows") != std::string::npos;
 }
 
 static void parseModelProto(onnx::ModelProto& mp, const void* data, size_t size, const std::string& label) {

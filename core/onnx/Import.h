@@ -23,6 +23,11 @@ ir::Model importModelFile(const std::string& path, const ImportOptions& options 
 /// Loads from bytes already in memory; `baseDir` resolves external data.
 ir::Model importModelBytes(std::string_view bytes, const std::string& baseDir, const ImportOptions& options = {});
 
+/// True for an import error that says only that this build does not know an op, an opset or an IR
+/// version ("unknown operator 'X'", "newer than the 23 this build knows"): such a file is otherwise
+/// well formed, and the app can still show it read-only (ImportOptions::validateOps off).
+bool isUnknownOpError(const std::string& message);
+
 /// Replaces symbolic dims named in `pins` on the graph inputs (then shapes can be re-inferred).
 void pinDims(ir::Model& m, const std::vector<std::pair<std::string, int64_t>>& pins);
 

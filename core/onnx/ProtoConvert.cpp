@@ -1,6 +1,8 @@
 #include "onnx/ProtoConvert.h"
 
+#include <algorithm>
 #include <cstring>
+#include <vector>
 #include <filesystem>
 
 #include <google/protobuf/unknown_field_set.h>
@@ -34,6 +36,10 @@ Buffer packTyped(const onnx::TensorProto& tp, DataType dt) {
     case DataType::UInt8: return pack<uint8_t>(tp.int32_data());
     case DataType::UInt16: case DataType::Float16: case DataType::BFloat16: return pack<uint16_t>(tp.int32_data());
     case DataType::Bool: return pack<uint8_t>(tp.int32_data());
+    // 8-bit floats: one per int32_data entry; 4-bit types: one packed byte (two elements) per entry.
+    case DataType::Float8E4M3FN: case DataType::Float8E4M3FNUZ: case DataType::Float8E5M2:
+    case DataType::Float8E5M2FNUZ: case DataType::UInt4: case DataType::Int4: case DataType::Float4E2M1:
+        return pack<uint8_t>(tp.int32_data());
     case DataType::UInt32: return pack<uint32_t>(tp.uint64_data());
     case DataType::UInt64: return pack<uint64_t>(tp.uint64_data());
     case DataType::Complex64: return pack<float>(tp.float_data());
@@ -48,6 +54,7 @@ TensorPtr TensorLoader::load(onnx::TensorProto& tp) {
     auto t = std::make_shared<Tensor>();
     t->name = tp.name();
     t->docString = tp.doc_string();
+    t->unknownFields = unknownFieldsOf(tp);
     if (!isKnownDataType(tp.data_type()))
         throwBadInput("tensor '" + tp.name() + "' has unknown data type " + std::to_string(tp.data_type()));
     t->dtype = static_cast<DataType>(tp.data_type());
@@ -56,7 +63,7 @@ TensorPtr TensorLoader::load(onnx::TensorProto& tp) {
     const size_t esize = elementSize(t->dtype);
     if (esize && count > static_cast<int64_t>(SIZE_MAX / esize / 2))
         throwBadInput("tensor '" + tp.name() + "' is too large to hold in memory");
-    const size_t expected = static_cast<size_t>(count) * esize;
+    const size_t expected = storageBytes(t->dtype, static_cast<size_t>(count));
     for (const auto& kv : tp.external_data()) t->external.entries.push_back({kv.key(), kv.value()});
 
     if (t->dtype == DataType::String) {
@@ -172,7 +179,6 @@ void tensorToProto(const Tensor& t, onnx::TensorProto& out) {
 }
 
 namespace {
-constexpr int kNodeMetadataPropsField = 9;
 }
 
 std::vector<StringPair> nodeMetadataFromProto(const onnx::NodeProto& np) {
@@ -186,6 +192,32 @@ std::vector<StringPair> nodeMetadataFromProto(const onnx::NodeProto& np) {
         if (kv.ParseFromString(f.length_delimited())) props.push_back({kv.key(), kv.value()});
     }
     return props;
+}
+
+std::string unknownFieldsOf(const google::protobuf::Message& msg, int except) {
+    const auto& unknown = msg.GetReflection()->GetUnknownFields(msg);
+    if (unknown.empty()) return {};
+    // An empty message of the same type carrying only these fields serializes them as they were.
+    std::unique_ptr<google::protobuf::Message> carrier(msg.New());
+    auto* set = carrier->GetReflection()->MutableUnknownFields(carrier.get());
+    for (int i = 0; i < unknown.field_count(); ++i)
+        if (unknown.field(i).number() != except) set->AddField(unknown.field(i));
+    return carrier->SerializeAsString();
+}
+
+void restoreUnknownFields(google::protobuf::Message& msg, const std::string& bytes) {
+    if (bytes.empty()) return;
+    auto* set = msg.GetReflection()->MutableUnknownFields(&msg);
+    google::protobuf::UnknownFieldSet extra;
+    if (!extra.ParseFromString(bytes)) return;  // only our own import wrote these bytes
+    set->MergeFrom(extra);
+    std::vector<int> order(static_cast<size_t>(set->field_count()));
+    for (size_t i = 0; i < order.size(); ++i) order[i] = static_cast<int>(i);
+    std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return set->field(a).number() < set->field(b).number(); });
+    google::protobuf::UnknownFieldSet sorted;
+    for (int i : order) sorted.AddField(set->field(i));
+    set->Clear();
+    set->MergeFrom(sorted);
 }
 
 void nodeMetadataToProto(const std::vector<StringPair>& props, onnx::NodeProto& np) {

@@ -36,7 +36,16 @@ void tensorToProto(const ir::Tensor& t, onnx::TensorProto& out);
 /// NodeProto.metadata_props (field 9, ONNX 1.16+; PyTorch writes `pkg.torch.onnx.name_scopes` there).
 /// libonnx 1.12 predates the field, so protobuf keeps it among the unknown fields: these read and
 /// write it there, byte for byte as a newer library would.
+constexpr int kNodeMetadataPropsField = 9;
 std::vector<ir::StringPair> nodeMetadataFromProto(const onnx::NodeProto& np);
 void nodeMetadataToProto(const std::vector<ir::StringPair>& props, onnx::NodeProto& np);
+
+/// The fields of `msg` that libonnx 1.12's protobuf does not know (IR 9–11 additions such as
+/// FunctionProto.overload or GraphProto.metadata_props), serialized in wire format; `except`
+/// leaves out one field number that the caller models itself.
+std::string unknownFieldsOf(const google::protobuf::Message& msg, int except = 0);
+/// Adds such bytes back to `msg` and orders all its unknown fields by field number, as a newer
+/// library writes them, so a file round-trips byte for byte.
+void restoreUnknownFields(google::protobuf::Message& msg, const std::string& bytes);
 
 }  // namespace passlens::onnxio

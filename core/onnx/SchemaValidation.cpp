@@ -1,3 +1,4 @@
+#include "onnx/NewerOpsets.h"
 #include "onnx/SchemaValidation.h"
 
 #include <onnx/defs/schema.h>
@@ -311,7 +312,10 @@ bool fitsSchemaEnvelope(const ir::Node& n) {
     return e.minOutputs == 0 || n.outputs[0] != ir::kNone;
 }
 
-void validateAgainstSchemas(const onnx::ModelProto& mp, const OpsetMap& opsets) { SchemaValidator(mp, opsets, true).run(); }
+void validateAgainstSchemas(const onnx::ModelProto& mp, const OpsetMap& opsets) {
+    registerNewerOpsets();
+    SchemaValidator(mp, opsets, true).run();
+}
 
 void validateFunctionCalls(const onnx::ModelProto& mp) { SchemaValidator(mp, {}, false).run(); }
 

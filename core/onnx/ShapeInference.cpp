@@ -1,3 +1,4 @@
+#include "onnx/NewerOpsets.h"
 #include "onnx/ShapeInference.h"
 
 #include <onnx/defs/schema.h>
@@ -47,6 +48,7 @@ void copyTypes(const onnx::GraphProto& gp, Graph& g) {
 }  // namespace
 
 std::vector<std::string> inferShapes(Model& m) {
+    registerNewerOpsets();
     std::vector<std::string> warnings;
     // The proto lives on an arena: a 24k-node model's proto has ~10^6 small allocations, and
     // freeing them one by one cost as much as the inference itself.

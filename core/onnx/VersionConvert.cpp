@@ -13,13 +13,14 @@
 #include "ir/Error.h"
 #include "onnx/Export.h"
 #include "onnx/Import.h"
+#include "onnx/NewerOpsets.h"
 
 namespace passlens::onnxio {
 
 int64_t maxSupportedOpset() {
-    const auto& ranges = onnx::OpSchemaRegistry::DomainToVersionRange::Instance().Map();
-    auto it = ranges.find("");
-    return it == ranges.end() ? 0 : it->second.second;
+    // libonnx's converter has adapters up to its own newest opset; the schemas PassLens adds
+    // for later opsets (NewerOpsets) do not come with adapters.
+    return kLibonnxMaxOpset;
 }
 
 namespace {

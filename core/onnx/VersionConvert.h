@@ -9,7 +9,7 @@
 
 namespace passlens::onnxio {
 
-/// Highest default-domain opset this build's libonnx knows.
+/// Highest default-domain opset the converter reaches (libonnx's own, 17 on Debian 12).
 int64_t maxSupportedOpset();
 
 /// Returns `m` with its default-domain opset raised to `target`. A model already at `target`

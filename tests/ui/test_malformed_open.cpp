@@ -12,10 +12,15 @@
 
 #include "MainWindow.h"
 #include "gen/malformed/MalformedModels.h"
+#include "graph/GraphView.h"
 #include "onnx/Import.h"
+
+#include <onnx/onnx_pb.h>
+#include <fstream>
 #include "stepper/StepperPanel.h"
 
 using namespace passlens;
+using passlens::ui::GraphView;
 using passlens::ui::MainWindow;
 
 namespace {
@@ -70,6 +75,57 @@ private slots:
             QCoreApplication::processEvents();
         }
         QVERIFY(w.isVisible());
+    }
+
+    void unknownOperatorOpensReadOnlyWithTheNodeSelected() {
+        // x → Relu → FancyOp (no such op in ai.onnx) → Sigmoid: well formed, beyond this build.
+        onnx::ModelProto mp;
+        mp.set_ir_version(8);
+        mp.add_opset_import()->set_version(17);
+        auto* g = mp.mutable_graph();
+        g->set_name("g");
+        auto* in = g->add_input();
+        in->set_name("x");
+        in->mutable_type()->mutable_tensor_type()->set_elem_type(1);
+        in->mutable_type()->mutable_tensor_type()->mutable_shape()->add_dim()->set_dim_value(4);
+        const char* ops[][3] = {{"Relu", "x", "a"}, {"FancyOp", "a", "b"}, {"Sigmoid", "b", "y"}};
+        for (auto& op : ops) {
+            auto* n = g->add_node();
+            n->set_op_type(op[0]);
+            n->set_name(std::string(op[0]) + "_1");
+            n->add_input(op[1]);
+            n->add_output(op[2]);
+        }
+        g->add_output()->set_name("y");
+        QTemporaryDir dir;
+        const QString path = dir.filePath("fancy.onnx");
+        std::ofstream(path.toStdString(), std::ios::binary) << mp.SerializeAsString();
+
+        MainWindow w;
+        w.show();
+        QSignalSpy ready(&w, &MainWindow::layoutReady);
+        QSignalSpy errors(&w, &MainWindow::errorShown);
+        QVERIFY(w.openFile(path));
+        QVERIFY(waitFor(ready));
+        QCOMPARE(errors.count(), 0);
+        QVERIFY(w.model());
+        QCOMPARE(w.model()->graph.nodeCount(), size_t(3));
+        QVERIFY2(w.readOnlyReason().contains("unknown operator 'FancyOp'"), qPrintable(w.readOnlyReason()));
+        QVERIFY(w.statusBar()->currentMessage().startsWith("Read-only:"));
+        auto* stepper = w.findChild<StepperPanel*>();
+        QVERIFY(stepper && !stepper->isEnabled());
+        auto* run = w.findChild<QAction*>("runPipelineAction");
+        QVERIFY(run && !run->isEnabled());
+        auto* view = w.findChild<GraphView*>("graphView");
+        QVERIFY(view);
+        QCOMPARE(view->selectedNode(), *w.model()->graph.findNode("FancyOp_1"));
+        // A file that is broken in another way still gets the error dialog, and opening a good
+        // model makes the window editable again.
+        QSignalSpy ready2(&w, &MainWindow::layoutReady);
+        w.openExample("conv_bn_relu");
+        QVERIFY(waitFor(ready2));
+        QVERIFY(w.readOnlyReason().isEmpty());
+        QVERIFY(stepper->isEnabled() && run->isEnabled());
     }
 
     void unvalidatedBadNodeSurvivesTheStepperAndWhyNotFused() {

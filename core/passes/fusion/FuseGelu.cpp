@@ -1,10 +1,10 @@
 // GELU in its erf form x·0.5·(1 + erf(x/√2)) and tanh form 0.5·x·(1 + tanh(√(2/π)·(x + 0.044715·x³))).
-// The Gelu op arrived in opset 20, beyond this build's libonnx (opset 17), so each occurrence is
-// found and left as is with a missed remark naming the opset it needs.
+// The Gelu op arrived in opset 20: a model at opset 20 or later gets one Gelu node per occurrence
+// (approximate="tanh" for the tanh form); below that each is left as is with a missed remark
+// naming the opset it needs.
 #include <algorithm>
 #include <cmath>
 
-#include "onnx/VersionConvert.h"
 #include "passes/fusion/FusionPasses.h"
 #include "passes/fusion/PatternUtil.h"
 
@@ -120,14 +120,51 @@ std::vector<ActivationForm> findGeluForms(const Graph& g) {
 }
 
 void FuseGelu::runImpl(PassContext& ctx) const {
-    const int64_t highest = onnxio::maxSupportedOpset();
-    const std::string needs = "Gelu needs opset " + std::to_string(kGeluOpset) + ", this build's ONNX supports opset " +
-                              std::to_string(highest) + "; left as is";
+    const int64_t opset = ctx.model().opsetFor("");
+    const std::string needs = "Gelu needs opset " + std::to_string(kGeluOpset) + ", the model imports opset " +
+                              std::to_string(opset) + "; left as is";
     ctx.forEachGraph([&](Rewriter& rw) {
         const Graph& g = rw.graph();
         rw.setRule("gelu");
-        for (const ActivationForm& f : findGeluForms(g))
-            rw.missed(f.nodes, f.form + " at " + g.node(f.anchor).displayName() + ": " + needs);
+        for (const ActivationForm& f : findGeluForms(g)) {
+            const std::string where = f.form + " at " + g.node(f.anchor).displayName();
+            if (opset < kGeluOpset) {
+                rw.missed(f.nodes, where + ": " + needs);
+                continue;
+            }
+            bool intact = true;  // an earlier replacement in this loop may have taken a shared node
+            for (NodeId n : f.nodes) intact &= g.hasNode(n);
+            if (!intact) continue;
+            const DataType type = g.value(f.x).type.elemType;
+            if (type != DataType::Float && type != DataType::Float16 && type != DataType::Double &&
+                type != DataType::BFloat16) {
+                rw.missed(f.nodes, where + ": x is " + std::string(dataTypeName(type)) + ", Gelu takes floating-point types");
+                continue;
+            }
+            bool privateIntermediates = true;
+            for (NodeId n : f.nodes) {
+                const ValueId v = g.node(n).outputs[0];
+                if (v == f.out || !readOutside(g, v, f.nodes)) continue;
+                rw.missed(f.nodes, where + ": intermediate '" + g.value(v).name + "' is also read by " + readersOf(g, v),
+                          {v});
+                privateIntermediates = false;
+                break;
+            }
+            if (!privateIntermediates) continue;
+            std::vector<Attribute> attrs;
+            const bool tanh = f.function == "GeluTanh";
+            if (tanh) attrs.push_back(Attribute::makeString("approximate", "tanh"));
+            std::vector<ValueId> constants;  // √2, 0.5, 1, ... that only the pattern read
+            for (NodeId n : f.nodes)
+                for (ValueId in : g.node(n).inputs)
+                    if (in != kNone && constantOf(g, in)) constants.push_back(in);
+            NodeId fused = rw.replaceNodes(f.nodes, "Gelu", {f.x}, {f.out}, attrs,
+                                           where + ": " + std::to_string(f.nodes.size()) + " nodes compute Gelu" +
+                                               (tanh ? " (approximate=tanh)" : ""),
+                                           g.node(f.anchor).displayName() + ".gelu");
+            rw.applied({fused}, where + ": " + std::to_string(f.nodes.size()) + " nodes fused into Gelu");
+            removeUnreadConstants(rw, constants, "read only by the GELU nodes fused into Gelu");
+        }
     });
 }
 

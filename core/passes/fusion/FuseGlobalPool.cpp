@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <set>
 
+#include "passes/algebraic/Rules.h"
 #include "passes/fusion/FusionPasses.h"
 #include "passes/fusion/PatternUtil.h"
 
@@ -14,13 +15,13 @@ using namespace passlens::passes::pattern;
 
 namespace {
 
-/// Axes of a ReduceMean normalized to [0, rank); nullopt for the axes-as-input form or no axes.
-std::optional<std::set<int64_t>> axesOf(const Node& n, size_t rank) {
-    if (n.inputs.size() > 1 && n.inputs[1] != kNone) return std::nullopt;
-    auto a = n.attrInts("axes");
-    if (a.empty()) return std::nullopt;
+/// Axes of a ReduceMean normalized to [0, rank), from the attribute or (opset 18) a constant
+/// input; nullopt for computed or absent axes.
+std::optional<std::set<int64_t>> axesOf(const Graph& g, const Node& n, size_t rank) {
+    auto a = algebraic::intsFromAttrOrInput(g, n, "axes", 1);
+    if (!a || a->empty()) return std::nullopt;
     std::set<int64_t> out;
-    for (int64_t x : a) out.insert(x < 0 ? x + int64_t(rank) : x);
+    for (int64_t x : *a) out.insert(x < 0 ? x + int64_t(rank) : x);
     return out;
 }
 
@@ -39,7 +40,7 @@ void FuseGlobalPool::runImpl(PassContext& ctx) const {
             if (!rank || *rank < 3 || g.value(r1.inputs[0]).type.elemType != DataType::Float) continue;
             std::set<int64_t> spatial;
             for (int64_t a = 2; a < int64_t(*rank); ++a) spatial.insert(a);
-            auto a1 = axesOf(r1, *rank);
+            auto a1 = axesOf(g, r1, *rank);
             if (!a1 || !std::includes(spatial.begin(), spatial.end(), a1->begin(), a1->end())) continue;
             std::vector<NodeId> group{id};
             std::set<int64_t> covered = *a1;
@@ -48,7 +49,7 @@ void FuseGlobalPool::runImpl(PassContext& ctx) const {
                 if (readerCount(g, out) != 1) continue;
                 NodeId id2 = g.value(out).consumers[0];
                 if (!isOp(g.node(id2), "ReduceMean")) continue;
-                auto a2 = axesOf(g.node(id2), *rank);
+                auto a2 = axesOf(g, g.node(id2), *rank);
                 if (!a2) continue;
                 for (int64_t a : *a2) covered.insert(a);
                 if (covered != spatial || a2->size() + a1->size() != spatial.size()) continue;

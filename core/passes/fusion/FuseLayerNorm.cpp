@@ -7,6 +7,7 @@
 #include <numeric>
 #include <set>
 
+#include "passes/algebraic/Rules.h"
 #include "passes/fusion/FusionPasses.h"
 #include "passes/fusion/PatternUtil.h"
 
@@ -109,8 +110,11 @@ private:
         std::optional<std::vector<int64_t>> axes;
         for (NodeId r : {mean1, mean2}) {
             const Node& n = g_.node(r);
-            if (n.inputs.size() > 1 && n.inputs[1] != kNone) {
-                refuse(m, n.displayName() + " gives its axes as an input (opset 18 form); LayerNormalization needs them fixed",
+            // Opset 18 gives the axes as an input: fine when it is a constant.
+            bool axesGiven = false;
+            auto read = algebraic::intsFromAttrOrInput(g_, n, "axes", 1, &axesGiven);
+            if (axesGiven && !read) {
+                refuse(m, n.displayName() + " takes its axes from a computed input; LayerNormalization needs them fixed",
                        {n.inputs[1]});
                 return;
             }
@@ -118,7 +122,7 @@ private:
                 refuse(m, n.displayName() + " has keepdims=0, so the mean does not broadcast back over X");
                 return;
             }
-            auto a = n.attrInts("axes");
+            const std::vector<int64_t> a = read.value_or(std::vector<int64_t>{});
             if (a.empty()) {
                 refuse(m, n.displayName() + " reduces over all axes (no axes attribute)");
                 return;

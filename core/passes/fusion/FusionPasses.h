@@ -90,7 +90,7 @@ protected:
 class FuseGelu : public Pass {
 public:
     std::string name() const override { return "fuse-gelu"; }
-    std::string description() const override { return "Finds GELU (erf and tanh forms); Gelu needs opset 20, so each is reported and kept"; }
+    std::string description() const override { return "Fuses GELU (erf and tanh forms) into Gelu at opset 20+; below that each is reported and kept"; }
     bool preservesValueTypes() const override { return true; }  ///< the fused node writes the pattern's result value
 protected:
     void runImpl(PassContext& ctx) const override;
