@@ -56,6 +56,8 @@ Dim broadcastDim(const Dim& a, const Dim& b);
 std::optional<std::vector<Dim>> broadcastShapes(const std::vector<const ValueShape*>& ins);
 /// The int value of attribute or input (opset-dependent ops move attributes to inputs).
 std::optional<std::vector<int64_t>> intsFromAttrOrInput(const RuleContext& c, const char* attr, size_t input);
+/// Dims, integer elements and float elements of a constant tensor.
+ValueShape shapeOfTensor(const ir::Tensor& t);
 /// Sets output i to a small integer tensor of the given dims and elements.
 void setValues(ValueShape& out, ir::DataType t, std::vector<Dim> dims, std::vector<Dim> values);
 

@@ -77,13 +77,31 @@ std::optional<std::vector<Dim>> tensorValues(const Tensor& t) {
     return out;
 }
 
-ValueShape fromTensor(const Tensor& t) {
+std::optional<std::vector<double>> tensorReals(const Tensor& t) {
+    int64_t n = t.elementCount();
+    if (n < 0 || static_cast<size_t>(n) > kMaxValueElements) return std::nullopt;
+    if (t.dtype != DataType::Float || t.data.size() != static_cast<size_t>(n) * 4) return std::nullopt;
+    std::vector<double> out;
+    for (int64_t i = 0; i < n; ++i) {
+        float f;
+        std::memcpy(&f, t.data.data() + i * 4, 4);
+        out.push_back(f);
+    }
+    return out;
+}
+
+}  // namespace
+
+ValueShape shapeOfTensor(const Tensor& t) {
     ValueShape s;
     s.dtype = t.dtype;
     s.dims = constDims(t.dims);
     s.values = tensorValues(t);
+    s.reals = tensorReals(t);
     return s;
 }
+
+namespace {
 
 /// The dims an IR type states (libonnx's inference, the file's value_info).
 ValueShape fromType(const TypeInfo& t) {
@@ -126,7 +144,7 @@ private:
         const Value& val = g_.value(v);
         ValueShape& s = shapes_[v];
         if (val.initializer) {
-            s = fromTensor(*val.initializer);
+            s = shapeOfTensor(*val.initializer);
             return;
         }
         if (val.isOuterScope) {

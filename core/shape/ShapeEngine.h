@@ -23,6 +23,7 @@ struct ValueShape {
     ir::DataType dtype = ir::DataType::Undefined;
     std::optional<std::vector<Dim>> dims;    ///< nullopt = rank unknown
     std::optional<std::vector<Dim>> values;  ///< elements of a small integer tensor, row-major
+    std::optional<std::vector<double>> reals; ///< elements of a small constant float tensor (Resize scales)
     std::string why;                         ///< for a value with unknown dims: which node, and why
 
     bool fullyKnown() const;

@@ -162,8 +162,19 @@ void convTransposeRule(RuleContext& c) {
     o.dims = dims;
 }
 
-/// Float scales of Resize/Upsample when constant (read from the initializer via values is not
-/// possible: scales are floats), so only the sizes input and exact scale factors are handled.
+/// One resized dim: floor(dim * scale), kept symbolic when the scale is an integer or 1/integer.
+Dim scaledDim(const Dim& d, double scale) {
+    if (!d || !(scale > 0)) return std::nullopt;
+    if (auto c = d->constantValue()) return c64(static_cast<int64_t>(std::floor(static_cast<double>(*c) * scale)));
+    double r = std::round(scale);
+    if (r >= 1 && std::fabs(scale - r) < 1e-6 * r) return *d * c64(static_cast<int64_t>(r));
+    double inv = std::round(1.0 / scale);
+    // 1/scale is exact in float for powers of two only; other reciprocals may round either way.
+    if (inv >= 1 && 1.0 / inv == scale) return floorDiv(*d, c64(static_cast<int64_t>(inv)));
+    return std::nullopt;
+}
+
+/// Resize (sizes, or constant scales) and Upsample.
 void resizeRule(RuleContext& c) {
     const ValueShape* x = c.in(0);
     ValueShape& o = c.out(0);
@@ -171,13 +182,17 @@ void resizeRule(RuleContext& c) {
     o.dtype = x->dtype;
     if (!x->dims) return;
     size_t rank = x->dims->size();
-    // sizes (input 3, opset >= 11)
     if (const ValueShape* sizes = c.in(3); sizes && sizes->values && sizes->values->size() == rank) {
         o.dims = sizes->values;
         return;
     }
     o.dims = std::vector<Dim>(rank, std::nullopt);
-    // Dims whose scale is 1 cannot change; the engine does not read float scales yet.
+    // scales: input 2 (opset >= 11), input 1 (Resize-10, Upsample-9), or Upsample's attribute.
+    std::optional<std::vector<double>> scales;
+    if (const ir::Attribute* a = c.node.attr("scales")) scales = std::vector<double>(a->floats.begin(), a->floats.end());
+    else if (const ValueShape* s = c.in(c.node.opType == "Resize" && c.inputCount() >= 3 ? 2 : 1); s && s->reals) scales = s->reals;
+    if (!scales || scales->size() != rank || c.node.attr("axes")) return;
+    for (size_t i = 0; i < rank; ++i) (*o.dims)[i] = scaledDim((*x->dims)[i], (*scales)[i]);
 }
 
 void padRule(RuleContext& c) {
@@ -295,6 +310,7 @@ void addNnRules(RuleTable& t) {
     for (const char* op : {"MaxPool", "AveragePool", "LpPool"}) t[op] = poolRule;
     for (const char* op : {"GlobalAveragePool", "GlobalMaxPool", "GlobalLpPool"}) t[op] = globalPoolRule;
     t["Resize"] = resizeRule;
+    t["Upsample"] = resizeRule;
     t["Pad"] = padRule;
     t["DepthToSpace"] = [](RuleContext& c) { depthToSpaceRule(c, true); };
     t["SpaceToDepth"] = [](RuleContext& c) { depthToSpaceRule(c, false); };

@@ -30,9 +30,7 @@ std::optional<std::vector<Dim>> elementsOf(const ir::Tensor& t) {
 void constantRule(RuleContext& c) {
     ValueShape& o = c.out(0);
     if (const ir::Attribute* a = c.node.attr("value"); a && a->t) {
-        o.dtype = a->t->dtype;
-        o.dims = constDims(a->t->dims);
-        o.values = elementsOf(*a->t);
+        o = shapeOfTensor(*a->t);
     } else if (const ir::Attribute* vi = c.node.attr("value_int")) {
         setValues(o, DataType::Int64, {}, {DimExpr::constant(vi->i)});
     } else if (const ir::Attribute* vs = c.node.attr("value_ints")) {
