@@ -216,3 +216,38 @@ TEST(ShapeEngine, KeepsWhatOnnxInferenceKnowsAndCountsCoverage) {
     // Refining twice changes nothing.
     EXPECT_EQ(shape::refineValueTypes(m.graph, a), 0u);
 }
+
+TEST(ShapeEngine, TorchPadsThroughReshapeFlipTranspose) {
+    // F.pad(x, (0, 0, 0, pw, 0, ph)) at opset 17: the pads are reshaped to [4, 2], flipped,
+    // transposed and flattened before Pad reads them.
+    GraphBuilder b("torch_pad");
+    ValueId x = b.inputSymbolic("x", DataType::Float, {Dim::of(1), Dim::symbol("h"), Dim::symbol("w"), Dim::of(96)});
+    ValueId s = b.op("Shape", {x});
+    ValueId seven = scalarInt(b, "seven", 7);
+    auto padOf = [&](int64_t axis) {
+        ValueId d = b.op("Gather", {s, scalarInt(b, "axis" + std::to_string(axis), axis)});
+        return b.op("Unsqueeze", {b.op("Mod", {b.op("Sub", {seven, b.op("Mod", {d, seven})}), seven}), b.ints("a" + std::to_string(axis), {0})});
+    };
+    ValueId pads6 = b.op("Concat", {b.ints("z3", {0, 0, 0}), padOf(2), b.ints("z1", {0}), padOf(1)}, {Attribute::makeInt("axis", 0)});
+    ValueId pads8 = b.op("Concat", {pads6, b.ints("z2", {0, 0})}, {Attribute::makeInt("axis", 0)});
+    ValueId pairs = b.op("Reshape", {pads8, b.ints("pairs", {-1, 2})});
+    ValueId flipped = b.op("Slice", {pairs, b.ints("st", {-1}), b.ints("en", {-9223372036854775807}), b.ints("ax", {0}), b.ints("sp", {-1})});
+    ValueId flat = b.op("Reshape", {b.op("Transpose", {flipped}, {Attribute::makeInts("perm", {1, 0})}), b.ints("flat", {-1})});
+    ValueId padded = b.op("Pad", {x, b.op("Cast", {flat}, {Attribute::makeInt("to", 7)})});
+    b.output(padded);
+    Model m = b.finish();
+    EXPECT_EQ(dimsOf(m, padded), (Strings{"1", "h + Mod(-Mod(h, 7), 7)", "w + Mod(-Mod(w, 7), 7)", "96"}));
+}
+
+TEST(ShapeEngine, SliceToASymbolicEndUndoesPadding) {
+    // x[:, :H, :W, :] after padding: the end is the unpadded size, a symbol.
+    GraphBuilder b("unpad");
+    ValueId x = b.inputSymbolic("x", DataType::Float, {Dim::of(1), Dim::symbol("h"), Dim::of(96)});
+    ValueId h = b.op("Unsqueeze", {b.op("Gather", {b.op("Shape", {x}), scalarInt(b, "i1", 1)}), b.ints("a0", {0})});
+    ValueId padded = b.op("Pad", {x, b.ints("pads", {0, 0, 0, 0, 5, 0})});
+    ValueId back = b.op("Slice", {padded, b.ints("zero", {0}), h, b.ints("axis", {1}), b.ints("one", {1})});
+    b.output(back);
+    Model m = b.finish();
+    EXPECT_EQ(dimsOf(m, padded), (Strings{"1", "h + 5", "96"}));
+    EXPECT_EQ(dimsOf(m, back), (Strings{"1", "h", "96"}));
+}

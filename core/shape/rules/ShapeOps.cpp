@@ -351,41 +351,71 @@ void transposeRule(RuleContext& c) {
     }
 }
 
-/// Slice of one axis: the length, and the first index and step when they are constants.
+/// Slice of one axis: the length, and the first index when it is a constant.
 struct AxisSlice {
     Dim length;
-    std::optional<int64_t> first, step;
+    std::optional<int64_t> first;
 };
 
-AxisSlice sliceAxis(const Dim& dim, int64_t start, int64_t end, int64_t step) {
+AxisSlice sliceAxis(const Dim& dim, const Dim& startDim, const Dim& endDim, int64_t step) {
     constexpr int64_t kBig = int64_t{1} << 31;  // exporters write INT64_MAX / INT32_MAX for "to the end"
     AxisSlice r;
-    r.step = step;
-    if (dim && dim->isConstant()) {
+    auto start = startDim ? startDim->constantValue() : std::nullopt;
+    auto end = endDim ? endDim->constantValue() : std::nullopt;
+    if (dim && dim->isConstant() && start && end) {
         int64_t n = *dim->constantValue();
         auto clampIdx = [&](int64_t i, bool isEnd) {
             if (i < 0) i += n;
             if (step > 0) return std::clamp<int64_t>(i, 0, n);
             return std::clamp<int64_t>(i, isEnd ? -1 : 0, n - 1);
         };
-        int64_t s = clampIdx(start, false), e = clampIdx(end, true);
+        int64_t s = clampIdx(*start, false), e = clampIdx(*end, true);
         int64_t len = step > 0 ? (e > s ? (e - s + step - 1) / step : 0) : (s > e ? (s - e - step - 1) / -step : 0);
         r.length = DimExpr::constant(len);
         r.first = s;
         return r;
     }
-    if (!dim || step <= 0) return r;  // symbolic reverse slices are left to the data
+    if (!dim || !startDim || !endDim || step <= 0) return r;  // symbolic reverse slices are left to the data
     DimExpr zero = DimExpr::constant(0);
-    auto bound = [&](int64_t i) -> DimExpr {
-        if (i >= kBig) return *dim;
-        if (i <= -kBig) return zero;
-        if (i < 0) return max(zero, *dim + DimExpr::constant(i));
-        return min(DimExpr::constant(i), *dim);
+    // An index clamped to [0, dim]; symbolic indices only when proven non-negative.
+    auto bound = [&](const DimExpr& i) -> Dim {
+        if (auto c = i.constantValue()) {
+            if (*c >= kBig) return *dim;
+            if (*c <= -kBig) return zero;
+            if (*c < 0) return max(zero, *dim + i);
+            return min(i, *dim);
+        }
+        if (auto lb = i.lowerBound(); lb && *lb >= 0) return min(i, *dim);
+        return std::nullopt;
     };
-    DimExpr s = bound(start), e = bound(end);
-    r.length = max(zero, floorDiv(e - s + DimExpr::constant(step - 1), DimExpr::constant(step)));
-    if (start >= 0 && start < kBig) r.first = start;  // when the length is > 0, start < dim
+    Dim s = bound(*startDim), e = bound(*endDim);
+    if (!s || !e) return r;
+    r.length = max(zero, floorDiv(*e - *s + DimExpr::constant(step - 1), DimExpr::constant(step)));
     return r;
+}
+
+/// Elements of a slice of a small tensor with static dims, axis by axis.
+std::optional<std::vector<Dim>> sliceValues(const ValueShape& x, const std::vector<int64_t>& dims,
+                                            const std::vector<std::vector<int64_t>>& picks) {
+    std::vector<Dim> out;
+    size_t rank = dims.size();
+    std::vector<size_t> idx(rank, 0);
+    size_t total = 1;
+    for (const auto& p : picks) total *= p.size();
+    if (total > kMaxValueElements) return std::nullopt;
+    for (size_t flat = 0; flat < total; ++flat) {
+        size_t rem = flat;
+        int64_t src = 0, stride = 1;
+        for (size_t a = rank; a-- > 0;) {
+            size_t k = rem % picks[a].size();
+            rem /= picks[a].size();
+            src += picks[a][k] * stride;
+            stride *= dims[a];
+        }
+        if (src < 0 || src >= static_cast<int64_t>(x.values->size())) return std::nullopt;
+        out.push_back((*x.values)[static_cast<size_t>(src)]);
+    }
+    return out;
 }
 
 void sliceRule(RuleContext& c) {
@@ -395,54 +425,56 @@ void sliceRule(RuleContext& c) {
     o.dtype = x->dtype;
     if (!x->dims) return;
     size_t rank = x->dims->size();
-    std::optional<std::vector<int64_t>> starts, ends, axes, steps;
+    std::optional<std::vector<Dim>> starts, ends;
+    std::optional<std::vector<int64_t>> axes, steps;
     if (c.node.attr("starts")) {  // opset < 10
-        starts = c.node.attrInts("starts");
-        ends = c.node.attrInts("ends");
+        starts = constDims(c.node.attrInts("starts"));
+        ends = constDims(c.node.attrInts("ends"));
         if (c.node.attr("axes")) axes = c.node.attrInts("axes");
     } else {
-        starts = c.constInts(1);
-        ends = c.constInts(2);
+        if (c.in(1)) starts = c.in(1)->values;
+        if (c.in(2)) ends = c.in(2)->values;
         if (c.in(3)) { axes = c.constInts(3); if (!axes) { o.dims = std::vector<Dim>(rank, std::nullopt); return; } }
         if (c.in(4)) { steps = c.constInts(4); if (!steps) { o.dims = std::vector<Dim>(rank, std::nullopt); return; } }
     }
-    if (!starts || !ends || starts->size() != ends->size()) {
+    size_t n = starts ? starts->size() : (ends ? ends->size() : (axes ? axes->size() : 0));
+    if (!axes && (!starts || !ends)) {
         o.dims = std::vector<Dim>(rank, std::nullopt);
-        // Axes known: the other dims are kept.
-        if (axes) {
-            o.dims = x->dims;
-            for (int64_t a : *axes)
-                if (auto n = normAxis(a, rank)) (*o.dims)[*n].reset();
-        }
         return;
     }
     if (!axes) {
         axes = std::vector<int64_t>();
-        for (size_t i = 0; i < starts->size(); ++i) axes->push_back(static_cast<int64_t>(i));
+        for (size_t i = 0; i < n; ++i) axes->push_back(static_cast<int64_t>(i));
     }
-    if (!steps) steps = std::vector<int64_t>(starts->size(), 1);
-    if (axes->size() != starts->size() || steps->size() != starts->size()) throw std::runtime_error("Slice inputs differ in length");
+    n = axes->size();
+    if (!steps) steps = std::vector<int64_t>(n, 1);
+    if (!starts) starts = std::vector<Dim>(n, std::nullopt);
+    if (!ends) ends = std::vector<Dim>(n, std::nullopt);
+    if (starts->size() != n || ends->size() != n || steps->size() != n) throw std::runtime_error("Slice inputs differ in length");
     std::vector<Dim> dims = *x->dims;
-    std::optional<AxisSlice> only;
-    for (size_t k = 0; k < axes->size(); ++k) {
+    auto staticIn = x->staticDims();
+    std::vector<std::vector<int64_t>> picks;
+    if (staticIn)
+        for (int64_t d : *staticIn) {
+            picks.emplace_back();
+            for (int64_t i = 0; i < d; ++i) picks.back().push_back(i);
+        }
+    bool valuesOk = x->values && staticIn;
+    for (size_t k = 0; k < n; ++k) {
         auto a = normAxis((*axes)[k], rank);
         if (!a) throw std::runtime_error("Slice axis out of range");
         if ((*steps)[k] == 0) throw std::runtime_error("Slice step is 0");
         AxisSlice s = sliceAxis(dims[*a], (*starts)[k], (*ends)[k], (*steps)[k]);
         dims[*a] = s.length;
-        if (rank == 1) only = s;
+        if (valuesOk && s.length && s.length->isConstant() && s.first) {
+            picks[*a].clear();
+            for (int64_t i = 0; i < *s.length->constantValue(); ++i) picks[*a].push_back(*s.first + i * (*steps)[k]);
+        } else {
+            valuesOk = false;
+        }
     }
     o.dims = dims;
-    // Values of a 1-D slice (Shape -> Slice).
-    if (x->values && only && only->length && only->length->isConstant() && only->first) {
-        std::vector<Dim> v;
-        for (int64_t i = 0; i < *only->length->constantValue(); ++i) {
-            int64_t idx = *only->first + i * *only->step;
-            if (idx < 0 || idx >= static_cast<int64_t>(x->values->size())) return;
-            v.push_back((*x->values)[static_cast<size_t>(idx)]);
-        }
-        o.values = v;
-    }
+    if (valuesOk) o.values = sliceValues(*x, *staticIn, picks);
 }
 
 void splitRule(RuleContext& c) {
