@@ -45,7 +45,7 @@ REGISTER_COMMAND({
         // Imported without pinning, so dims stay expressions; --dim evaluates them.
         auto model = onnxio::importModelFile(args.positional(0, "MODEL"));
         const ir::Graph& g = model.graph;
-        shape::ShapeAnalysis a = shape::analyzeShapes(g);
+        shape::ShapeAnalysis a = shape::analyzeShapes(g, &model);
         std::set<std::string> inputSymbols(a.inputSymbols.begin(), a.inputSymbols.end());
         for (const auto& [name, value] : bindings)
             if (!inputSymbols.count(name)) err << "warning: --dim " << name << ": no graph input has a dim named so\n";

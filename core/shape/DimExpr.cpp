@@ -326,8 +326,19 @@ std::string atomText(const ExprNode* n) {
     case Kind::Symbol: return n->name;
     case Kind::FloorDiv: return "floor(" + operand(n->a, false) + "/" + operand(n->b, true) + ")";
     case Kind::Mod: return "Mod(" + polyText(n->a) + ", " + polyText(n->b) + ")";
-    case Kind::Min: return "Min(" + polyText(n->a) + ", " + polyText(n->b) + ")";
-    case Kind::Max: return "Max(" + polyText(n->a) + ", " + polyText(n->b) + ")";
+    case Kind::Min:
+    case Kind::Max: {
+        // Nested to the right in canonical form; printed flat like sympy: Max(a, b, c).
+        std::string s = n->kind == Kind::Max ? "Max(" : "Min(";
+        const ExprNode* cur = n;
+        for (;;) {
+            s += polyText(cur->a) + ", ";
+            const ExprNode* next = soleAtom(cur->b);
+            if (!next || next->kind != n->kind) break;
+            cur = next;
+        }
+        return s + polyText(cur->b) + ")";
+    }
     case Kind::Poly: return polyText(n);
     }
     return "?";
@@ -489,16 +500,48 @@ DimExpr mod(const DimExpr& a, const DimExpr& b) {
     return atomExpr(makeAtom(Kind::Mod, pa, b.node()));
 }
 
+/// The arguments of a chain of the same Min/Max atom: Max(a, Max(b, c)) -> {a, b, c}.
+static void flattenMinMax(const ExprNode* p, Kind kind, std::vector<const ExprNode*>& out) {
+    const ExprNode* atom = soleAtom(p);
+    if (atom && atom->kind == kind) {
+        flattenMinMax(atom->a, kind, out);
+        flattenMinMax(atom->b, kind, out);
+    } else if (std::find(out.begin(), out.end(), p) == out.end()) {
+        out.push_back(p);
+    }
+}
+
 static DimExpr minMax(const DimExpr& a, const DimExpr& b, bool isMax) {
     if (a == b) return a;
     if (auto x = a.constantValue())
         if (auto y = b.constantValue()) return DimExpr::constant(isMax ? std::max(*x, *y) : std::min(*x, *y));
     if (auto d = (a - b).lowerBound(); d && *d >= 0) return isMax ? a : b;
     if (auto d = (b - a).lowerBound(); d && *d >= 0) return isMax ? b : a;
-    const ExprNode* x = a.node();
-    const ExprNode* y = b.node();
-    if (compareNodes(x, y) > 0) std::swap(x, y);
-    return atomExpr(makeAtom(isMax ? Kind::Max : Kind::Min, x, y));
+    // n-ary canonical form: the distinct arguments, none dominated by another, sorted, nested to
+    // the right, so Max(a, Max(a, b)) = Max(a, b) and the order of building does not matter.
+    Kind kind = isMax ? Kind::Max : Kind::Min;
+    std::vector<const ExprNode*> args;
+    flattenMinMax(a.node(), kind, args);
+    flattenMinMax(b.node(), kind, args);
+    std::vector<const ExprNode*> kept;
+    for (const ExprNode* p : args) {
+        bool dominated = false;
+        for (const ExprNode* q : args) {
+            if (q == p) continue;
+            DimExpr diff = isMax ? DimExpr(q) - DimExpr(p) : DimExpr(p) - DimExpr(q);
+            if (auto d = diff.lowerBound(); d && *d >= 0) {
+                // q makes p irrelevant; of two proven equal, keep the first in structural order.
+                auto back = (isMax ? DimExpr(p) - DimExpr(q) : DimExpr(q) - DimExpr(p)).lowerBound();
+                if (!(back && *back >= 0) || compareNodes(q, p) < 0) { dominated = true; break; }
+            }
+        }
+        if (!dominated) kept.push_back(p);
+    }
+    std::sort(kept.begin(), kept.end(), [](const ExprNode* x, const ExprNode* y) { return compareNodes(x, y) < 0; });
+    if (kept.size() == 1) return DimExpr(kept[0]);
+    const ExprNode* acc = kept.back();
+    for (size_t i = kept.size() - 1; i-- > 0;) acc = atomExpr(makeAtom(kind, kept[i], acc)).node();
+    return DimExpr(acc);
 }
 DimExpr min(const DimExpr& a, const DimExpr& b) { return minMax(a, b, false); }
 DimExpr max(const DimExpr& a, const DimExpr& b) { return minMax(a, b, true); }

@@ -121,12 +121,18 @@ ValueShape fromType(const TypeInfo& t) {
 
 class Walker {
 public:
-    Walker(const Graph& g, ShapeAnalysis& a, const Walker* parent) : g_(g), a_(a), parent_(parent) {
+    Walker(const Graph& g, ShapeAnalysis& a, const Walker* parent, const Model* model, int depth = 0)
+        : g_(g), a_(a), parent_(parent), model_(model), depth_(depth) {
         shapes_.resize(g.valueIdLimit());
     }
 
-    void run() {
+    /// `inputs` (by position) replace the graph inputs' own types: a function body's formal
+    /// parameters take the call's arguments.
+    void run(const std::vector<const ValueShape*>* inputs = nullptr) {
         for (ValueId v : g_.valueIds()) seed(v);
+        if (inputs)
+            for (size_t i = 0; i < g_.inputs().size() && i < inputs->size(); ++i)
+                shapes_[g_.inputs()[i]] = (*inputs)[i] ? *(*inputs)[i] : ValueShape{};
         auto order = g_.topologicalOrder();
         if (!order) return;  // a cycle: leave every computed value to libonnx's types
         for (NodeId n : *order) visit(g_.node(n));
@@ -173,9 +179,11 @@ private:
         for (ValueId v : n.inputs) ins.push_back(v == kNone ? nullptr : &shapes_[v]);
         std::vector<ValueShape> outs(n.outputs.size());
         bool handled = false;
-        if (n.domain.empty()) {
+        if (n.domain.empty() || (model_ && model_->findFunction(n.domain, n.opType))) {
             try {
                 if (n.opType == "If") handled = visitIf(n, ins, outs);
+                else if (const Function* f = model_ ? model_->findFunction(n.domain, n.opType) : nullptr)
+                    handled = visitCall(*f, ins, outs);
                 else if (auto it = rules().find(n.opType); it != rules().end()) {
                     RuleContext ctx(n, ins, outs, a_.fresh);
                     it->second(ctx);
@@ -238,23 +246,40 @@ private:
         if (!c || !c->isConstant()) return false;
         const Attribute* branch = n.attr(*c->constantValue() != 0 ? "then_branch" : "else_branch");
         if (!branch || !branch->g) return false;
-        Walker sub(*branch->g, a_, this);
+        Walker sub(*branch->g, a_, this, model_, depth_);
         sub.run();
         const auto& gOuts = branch->g->outputs();
         for (size_t i = 0; i < outs.size() && i < gOuts.size(); ++i) outs[i] = sub.shapes_[gOuts[i]];
         return true;
     }
 
+    /// A call of a model-local function: its body, with the call's arguments as parameters.
+    bool visitCall(const Function& f, const std::vector<const ValueShape*>& ins, std::vector<ValueShape>& outs) {
+        if (!f.body || depth_ >= 8) return false;  // recursion is refused at import; 8 levels is plenty
+        for (NodeId n : f.body->nodeOrder())
+            for (const auto& at : f.body->node(n).attributes)
+                if (!at.refAttrName.empty()) return false;  // attribute parameters: not resolved here
+        ShapeAnalysis scratch;  // the body's own fresh symbols and conflicts stay inside
+        Walker sub(*f.body, scratch, nullptr, model_, depth_ + 1);
+        sub.run(&ins);
+        const auto& fOuts = f.body->outputs();
+        for (size_t i = 0; i < outs.size() && i < fOuts.size(); ++i) outs[i] = sub.shapes_[fOuts[i]];
+        for (auto& fresh : scratch.fresh) a_.fresh.push_back(std::move(fresh));
+        return true;
+    }
+
     const Graph& g_;
     ShapeAnalysis& a_;
     const Walker* parent_;
+    const Model* model_;
+    int depth_;
 };
 
 }  // namespace
 
-ShapeAnalysis analyzeShapes(const Graph& g) {
+ShapeAnalysis analyzeShapes(const Graph& g, const Model* model) {
     ShapeAnalysis a;
-    Walker w(g, a, nullptr);
+    Walker w(g, a, nullptr, model);
     w.run();
     a.values = std::move(w.shapes_);
     return a;
@@ -302,7 +327,7 @@ size_t refineValueTypes(Graph& g, const ShapeAnalysis& a) {
 std::vector<std::string> refineShapesSymbolically(Model& m) {
     std::vector<std::string> warnings;
     try {
-        ShapeAnalysis a = analyzeShapes(m.graph);
+        ShapeAnalysis a = analyzeShapes(m.graph, &m);
         refineValueTypes(m.graph, a);
         for (const auto& c : a.conflicts) warnings.push_back("shape inference disagreement: " + c);
     } catch (const std::exception& e) {

@@ -47,7 +47,9 @@ struct ShapeAnalysis {
     const ValueShape& of(ir::ValueId v) const { return values.at(v); }
 };
 
-ShapeAnalysis analyzeShapes(const ir::Graph& g);
+/// `model`, when given, lets calls of its model-local functions (the fused functions passes
+/// create, exporters' functions) be analyzed through their bodies.
+ShapeAnalysis analyzeShapes(const ir::Graph& g, const ir::Model* model = nullptr);
 
 /// Writes what the analysis knows into the value types of values computed by nodes: static dims
 /// as dim values, symbolic ones as dim_params in sympy spelling. Never replaces a known dim with

@@ -240,3 +240,13 @@ TEST(ShapeExpr, SimplificationNeverChangesAValue) {
     EXPECT_GT(compared, 30000u);
     EXPECT_GT(simplifiedAway, 100u);  // the simplifier does real work on these trees
 }
+
+TEST(ShapeExpr, MinMaxAreNaryAndAbsorbRepeats) {
+    DimExpr a = sym("a"), b = sym("b"), c = sym("c");
+    EXPECT_EQ(max(a, max(a, b)), max(a, b));
+    EXPECT_EQ(max(max(c, a), b), max(a, max(b, c)));
+    EXPECT_EQ(max(max(c, a), b).toString(), "Max(a, b, c)");
+    EXPECT_EQ(min(b, min(a, b)).toString(), "Min(a, b)");
+    EXPECT_EQ(max(max(a, b), a + k(1)), max(a + k(1), b));  // a + 1 makes a irrelevant
+    EXPECT_EQ(parseDimExpr("Max(c, b, a)"), max(a, max(b, c)));
+}

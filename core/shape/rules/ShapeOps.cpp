@@ -360,16 +360,16 @@ struct AxisSlice {
 AxisSlice sliceAxis(const Dim& dim, const Dim& startDim, const Dim& endDim, int64_t step) {
     constexpr int64_t kBig = int64_t{1} << 31;  // exporters write INT64_MAX / INT32_MAX for "to the end"
     AxisSlice r;
-    auto start = startDim ? startDim->constantValue() : std::nullopt;
-    auto end = endDim ? endDim->constantValue() : std::nullopt;
-    if (dim && dim->isConstant() && start && end) {
+    bool constIndices = startDim && startDim->isConstant() && endDim && endDim->isConstant();
+    if (dim && dim->isConstant() && constIndices) {
+        const int64_t start = *startDim->constantValue(), end = *endDim->constantValue();
         int64_t n = *dim->constantValue();
         auto clampIdx = [&](int64_t i, bool isEnd) {
             if (i < 0) i += n;
             if (step > 0) return std::clamp<int64_t>(i, 0, n);
             return std::clamp<int64_t>(i, isEnd ? -1 : 0, n - 1);
         };
-        int64_t s = clampIdx(*start, false), e = clampIdx(*end, true);
+        int64_t s = clampIdx(start, false), e = clampIdx(end, true);
         int64_t len = step > 0 ? (e > s ? (e - s + step - 1) / step : 0) : (s > e ? (s - e - step - 1) / -step : 0);
         r.length = DimExpr::constant(len);
         r.first = s;
