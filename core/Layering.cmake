@@ -10,7 +10,8 @@
 #                       module      PUBLIC deps                PRIVATE deps
 passlens_module_deps(   ir          ""                         "")
 passlens_module_deps(   util        ""                         "ir")
-passlens_module_deps(   onnx        "ir"                       "util")
+passlens_module_deps(   shape       "ir"                       "")
+passlens_module_deps(   onnx        "ir"                       "util;shape")
 passlens_module_deps(   eval        "ir"                       "onnx")
 passlens_module_deps(   analysis    "ir"                       "")
 passlens_module_deps(   hierarchy   "ir"                       "")
