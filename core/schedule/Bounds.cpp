@@ -11,26 +11,78 @@ namespace {
 /// cut-node crossing term is computed.
 constexpr size_t kMaxAncestorBitsNodes = 12000;
 
-bool isFree(const Problem& p, size_t v) {
-    if (!p.preds[v].empty() || p.workspace[v] != 0) return false;
-    for (int t : p.outputs[v])
-        if (p.tensors[static_cast<size_t>(t)].bytes != 0) return false;
+}  // namespace
+
+bool isDelayableSource(const Problem& p, int v) {
+    const size_t u = static_cast<size_t>(v);
+    if (!p.preds[u].empty() || p.workspace[u] != 0 || p.succs[u].empty()) return false;
+    // An output nobody reads lives only at the node's own step, which moving could raise.
+    for (int t : p.outputs[u])
+        if (p.tensors[static_cast<size_t>(t)].readers.empty() && p.tensors[static_cast<size_t>(t)].bytes > 0) return false;
     return true;
 }
 
-}  // namespace
+std::vector<int> delaySources(const Problem& p, const std::vector<int>& order) {
+    std::vector<int> rest, result;
+    std::vector<std::vector<int>> before(p.size());
+    std::vector<char> placed(p.size(), 0);
+    for (int v : order)
+        if (!isDelayableSource(p, v)) rest.push_back(v);
+    std::vector<int> position(p.size(), -1);
+    for (size_t i = 0; i < rest.size(); ++i) position[static_cast<size_t>(rest[i])] = static_cast<int>(i);
+    for (int v : order) {
+        if (!isDelayableSource(p, v)) continue;
+        int first = -1;
+        for (int s : p.succs[static_cast<size_t>(v)])  // a source's readers are never sources
+            if (first < 0 || position[static_cast<size_t>(s)] < position[static_cast<size_t>(first)]) first = s;
+        before[static_cast<size_t>(first)].push_back(v);
+    }
+    result.reserve(order.size());
+    for (int v : rest) {
+        result.insert(result.end(), before[static_cast<size_t>(v)].begin(), before[static_cast<size_t>(v)].end());
+        result.push_back(v);
+    }
+    return result;
+}
 
 Cuts findCuts(const Problem& p) {
     Cuts c;
     const size_t n = p.size();
     c.free.assign(n, false);
-    for (size_t v = 0; v < n; ++v) c.free[v] = isFree(p, v);
-    // Positions in a topological order of the other nodes; a node is a cut when no edge jumps over
-    // it, no node before it is a sink (every one reaches it) and none after it is a source.
+    for (size_t v = 0; v < n; ++v) c.free[v] = isDelayableSource(p, static_cast<int>(v));
     std::vector<int> order;
     for (int v : exporterOrder(p))
         if (!c.free[static_cast<size_t>(v)]) order.push_back(v);
     const size_t m = order.size();
+    if (m <= kMaxAncestorBitsNodes) {
+        // Exact: a node is a cut when its ancestors and descendants are all the other nodes.
+        std::vector<int> local(n, -1);
+        for (size_t i = 0; i < m; ++i) local[static_cast<size_t>(order[i])] = static_cast<int>(i);
+        const size_t words = (m + 63) / 64;
+        std::vector<uint64_t> anc(m * words, 0), desc(m * words, 0);
+        for (size_t i = 0; i < m; ++i)
+            for (int q : p.preds[static_cast<size_t>(order[i])]) {
+                const int lq = local[static_cast<size_t>(q)];
+                if (lq < 0) continue;
+                for (size_t w = 0; w < words; ++w) anc[i * words + w] |= anc[static_cast<size_t>(lq) * words + w];
+                anc[i * words + static_cast<size_t>(lq) / 64] |= uint64_t{1} << (lq % 64);
+            }
+        for (size_t i = m; i-- > 0;)
+            for (int s : p.succs[static_cast<size_t>(order[i])]) {
+                const int ls = local[static_cast<size_t>(s)];
+                for (size_t w = 0; w < words; ++w) desc[i * words + w] |= desc[static_cast<size_t>(ls) * words + w];
+                desc[i * words + static_cast<size_t>(ls) / 64] |= uint64_t{1} << (ls % 64);
+            }
+        for (size_t i = 0; i < m; ++i) {
+            size_t related = 0;
+            for (size_t w = 0; w < words; ++w)
+                related += static_cast<size_t>(__builtin_popcountll(anc[i * words + w]) + __builtin_popcountll(desc[i * words + w]));
+            if (related + 1 == m) c.cutNodes.push_back(order[i]);
+        }
+        return c;
+    }
+    // Very large graphs, conservatively: a node is a cut when no edge jumps over it, no node
+    // before it is a sink (every one reaches it) and none after it is a source.
     std::vector<int> pos(n, -1);
     for (size_t i = 0; i < m; ++i) pos[static_cast<size_t>(order[i])] = static_cast<int>(i);
     std::vector<int> jumped(m + 1, 0);

@@ -18,7 +18,7 @@
 namespace passlens::schedule {
 
 struct SearchOptions {
-    int64_t stateCap = 2'000'000;     ///< memo entries over all segments before falling back
+    int64_t stateCap = 300'000;       ///< memo entries over all segments before falling back
     size_t maxSegmentNodes = 4000;    ///< a larger segment keeps its greedy order (recursion depth)
     bool segment = true;              ///< split at cut nodes (off only to test that splitting is exact)
 };
@@ -60,9 +60,17 @@ struct AnyOrderBound {
 };
 AnyOrderBound anyOrderBound(const Problem& p);
 
-/// Cut nodes: every other node is an ancestor or a descendant, so every order runs them at the
-/// same position. Returned in topological order, with the nodes that cost nothing and depend on
-/// nothing (Constant nodes) set aside (free[v] true) since they may run anywhere.
+/// A node with no predecessors, no workspace, and readers for all its outputs (a Constant, a Shape
+/// of a graph input):
+/// running it right before its first reader never raises the peak (it frees nothing, and its
+/// outputs then live the shortest time), so some optimal order does that.
+bool isDelayableSource(const Problem& p, int v);
+/// The order with every delayable source moved right before its first reader (never a higher peak).
+std::vector<int> delaySources(const Problem& p, const std::vector<int>& order);
+
+/// Cut nodes: every other node (delayable sources aside) is an ancestor or a descendant, so every
+/// order runs the same nodes before them. In topological order; free[v] marks the delayable sources,
+/// which join the segment of their first reader.
 struct Cuts {
     std::vector<int> cutNodes;
     std::vector<bool> free;

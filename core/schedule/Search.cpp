@@ -44,7 +44,9 @@ public:
         std::vector<int> ready;
         for (int v : nodes_)
             if (sim_.waiting[static_cast<size_t>(v)] == 0) ready.push_back(v);
-        dfs(ready, 0);
+        // Peaks up to the target are as good as the target for the whole order: start there, so
+        // more nodes qualify as free moves and more sets merge.
+        dfs(ready, target_);
         return !best_.empty();
     }
     const std::vector<int>& best() const { return best_; }
@@ -133,17 +135,19 @@ ScheduleRun searchOrder(const Problem& p, const SearchOptions& options, const st
     run.name = "search";
     const Cuts cuts = findCuts(p);
     const AnyOrderBound bound = anyOrderBound(p);
+    // Sources right before their first reader: every segment then holds exactly its own nodes.
+    const std::vector<int> start = delaySources(p, incumbent);
     std::vector<int64_t> stepOf(p.size(), 0), perStep;
-    simulatePeak(p, incumbent, &perStep);
-    for (size_t i = 0; i < incumbent.size(); ++i) stepOf[static_cast<size_t>(incumbent[i])] = perStep[i];
+    if (simulatePeak(p, start, &perStep) > simulatePeak(p, incumbent))
+        throw Error(ErrorKind::CheckFailed, "moving sources next to their readers raised the peak");
+    for (size_t i = 0; i < start.size(); ++i) stepOf[static_cast<size_t>(start[i])] = perStep[i];
 
-    // Segments: the incumbent's non-free nodes, each segment ending at a cut node.
+    // Segments: consecutive runs of the order, each ending at a cut node.
     std::vector<char> isCut(p.size(), 0);
     if (options.segment)
         for (int c : cuts.cutNodes) isCut[static_cast<size_t>(c)] = 1;
     std::vector<std::vector<int>> segments(1);
-    for (int v : incumbent) {
-        if (cuts.free[static_cast<size_t>(v)]) continue;
+    for (int v : start) {
         segments.back().push_back(v);
         if (isCut[static_cast<size_t>(v)]) segments.emplace_back();
     }
@@ -172,8 +176,6 @@ ScheduleRun searchOrder(const Problem& p, const SearchOptions& options, const st
     for (size_t s = 1; s < segments.size(); ++s) firstIndex[s] = firstIndex[s - 1] + segments[s - 1].size();
     const int64_t words = static_cast<int64_t>((run.largestSegment + 63) / 64);
     int64_t statesLeft = std::min(options.stateCap, kMemoBytesLimit / (words * 8 + kMemoEntryOverhead));
-    std::vector<int> nonFree;
-    for (const auto& seg : segments) nonFree.insert(nonFree.end(), seg.begin(), seg.end());
     for (size_t s : byPeak) {
         auto& r = results[s];
         if (r.greedy <= std::max(floor, r.bound)) {
@@ -192,9 +194,7 @@ ScheduleRun searchOrder(const Problem& p, const SearchOptions& options, const st
         ++run.segmentsSearched;
         // Everything before the segment has run (the live set then does not depend on the order).
         Simulator sim(p);
-        for (size_t v = 0; v < p.size(); ++v)
-            if (cuts.free[v]) sim.apply(static_cast<int>(v));
-        for (size_t i = 0; i < firstIndex[s]; ++i) sim.apply(nonFree[i]);
+        for (size_t i = 0; i < firstIndex[s]; ++i) sim.apply(start[i]);
         SegmentSearch search(sim, segments[s], r.greedy, std::max(floor, r.bound), statesLeft);
         if (search.run()) {
             segments[s] = search.best();
@@ -210,34 +210,8 @@ ScheduleRun searchOrder(const Problem& p, const SearchOptions& options, const st
         r.proven = !search.reachedTarget() || r.peak <= r.bound;
         if (r.proven) floor = std::max(floor, r.peak);
     }
-    // The order: segments in sequence, each free node right before its first reader.
-    std::vector<int> core;
-    for (const auto& seg : segments) core.insert(core.end(), seg.begin(), seg.end());
-    std::vector<std::vector<int>> freeBefore(p.size());
-    std::vector<int> trailingFree;
-    std::vector<int> position(p.size(), -1);
-    for (size_t i = 0; i < core.size(); ++i) position[static_cast<size_t>(core[i])] = static_cast<int>(i);
-    for (int v : incumbent) {
-        if (!cuts.free[static_cast<size_t>(v)]) continue;
-        int first = -1;
-        for (int s : p.succs[static_cast<size_t>(v)]) {
-            const int at = position[static_cast<size_t>(s)];
-            if (at >= 0 && (first < 0 || at < first)) first = at;
-        }
-        // A free node read only by free nodes (Constant feeding Constant-like ops) goes first.
-        if (first < 0 && !p.succs[static_cast<size_t>(v)].empty()) first = 0;
-        if (first < 0) trailingFree.push_back(v);
-        else freeBefore[static_cast<size_t>(core[static_cast<size_t>(first)])].push_back(v);
-    }
-    for (int v : core) {
-        for (int f : freeBefore[static_cast<size_t>(v)]) run.order.push_back(f);
-        run.order.push_back(v);
-    }
-    run.order.insert(run.order.end(), trailingFree.begin(), trailingFree.end());
-    if (!isTopological(p, run.order)) {
-        // Free nodes feeding free nodes: keep the search's core order, rebuild around it stably.
-        throw Error(ErrorKind::CheckFailed, "search produced an order that is not topological");
-    }
+    for (const auto& seg : segments) run.order.insert(run.order.end(), seg.begin(), seg.end());
+    if (!isTopological(p, run.order)) throw Error(ErrorKind::CheckFailed, "search produced an order that is not topological");
     run.peakBytes = simulatePeak(p, run.order);
     bool allResolved = true;
     for (const auto& r : results) allResolved = allResolved && (r.proven || r.peak <= floor);
