@@ -7,11 +7,12 @@
 #include "memory/PlanJson.h"
 #include "memory/ShapeAssist.h"
 #include "onnx/Import.h"
+#include "schedule/GraphSchedule.h"
 
 namespace passlens::cli {
 
 REGISTER_COMMAND({
-    "memplan", "memplan MODEL [--planner NAME] [--parallel-aware] [--schedule model|memory] [--json]",
+    "memplan", "memplan MODEL [--planner NAME] [--parallel-aware] [--schedule model|memory|exporter|dfs|lpmf|bfs|size-dfs|greedy|search|best] [--json]",
     "Memory plan: static/dynamic bytes, lifetimes, arena offsets per planner vs the lower bound.",
     {"--planner", "--schedule"},
     [](const Args& args, std::ostream& out, std::ostream& err) {
@@ -22,19 +23,45 @@ REGISTER_COMMAND({
         for (const auto& n : memory::plannerNames()) known = known || n == options.planner;
         if (!known) throw UsageError{"unknown planner '" + options.planner + "' (naive, inplace, share, greedy-size, greedy-breadth, best)"};
         auto sched = args.option("--schedule").value_or("model");
+        bool knownSchedule = sched == "model" || sched == "memory";
+        for (const auto& n : schedule::schedulerNames()) knownSchedule = knownSchedule || n == sched;
+        if (!knownSchedule) throw UsageError{"--schedule must be one of " + schedule::scheduleNamesText() + ", not '" + sched + "'"};
         if (sched == "memory") options.schedule = memory::ScheduleKind::MemoryAware;
-        else if (sched != "model") throw UsageError{"--schedule must be 'model' or 'memory', not '" + sched + "'"};
         options.parallelAware = args.flag("--parallel-aware");
         onnxio::ImportOptions io;
         io.pinnedDims = args.dims();
         auto model = onnxio::importModelFile(args.positional(0, "MODEL"), io);
         // Sizes behind Constant-fed Reshape/Expand: infer on a Constant-lifted copy (types only).
         memory::completeShapesViaLiftedConstants(model);
-        auto plan = memory::planMemory(model, model.graph, options);
+        // The schedule: the chosen one, plus every scheduler for `best`/`search` (the comparison).
+        const auto problem = schedule::buildProblem(model, model.graph);
+        const auto bound = schedule::anyOrderBound(problem);
+        std::vector<schedule::GraphScheduleRun> runs;
+        const bool compareAll = sched == "best" || sched == "search";
+        for (const auto& n : schedule::schedulerNames())
+            if (n != sched && n != "best" && n != "search" && (compareAll || (n == "exporter" && sched != "model")))
+                runs.push_back(schedule::scheduleGraph(model, model.graph, problem, n));
+        if (sched == "best") {
+            // `best` is the search (which starts from the lowest heuristic order): reuse that run.
+            runs.push_back(schedule::scheduleGraph(model, model.graph, problem, "search"));
+            runs.push_back(runs.back());
+            runs.back().run.name = "best (search)";
+        } else {
+            runs.push_back(schedule::scheduleGraph(model, model.graph, problem, sched));
+        }
+        const auto& chosen = runs.back();
+        auto plan = schedule::planWithSchedule(model, model.graph, chosen.schedule, options);
+        for (auto& r : runs)
+            r.arenaBytes = &r == &chosen ? plan.arenaBytes
+                                         : memory::planLifetimes(memory::analyzeMemory(model, model.graph, r.schedule).lifetimes, options.planner).arenaBytes;
         auto bodies = memory::planSubgraphs(model, model.graph, options);
         // Training graphs: phases and saved-for-backward from the autodiff provenance.
         std::optional<autodiff::TrainingMemory> training;
-        if (autodiff::isTrainingGraph(model.graph)) training = autodiff::analyzeTrainingMemory(model, plan, options);
+        // The training summary maps steps to nodes in model or memory order, so under another
+        // schedule it describes the model-order plan (the JSON says so).
+        const bool trainingOnOwnPlan = sched == "model" || sched == "memory";
+        if (autodiff::isTrainingGraph(model.graph))
+            training = autodiff::analyzeTrainingMemory(model, trainingOnOwnPlan ? plan : memory::planMemory(model, model.graph, options), options);
         if (args.flag("--json")) {
             auto j = memory::planToJson(plan);
             if (options.parallelAware)
@@ -52,6 +79,30 @@ REGISTER_COMMAND({
                 subs.push_back(std::move(e));
             }
             j["subgraphs"] = std::move(subs);
+            j["schedule_name"] = chosen.run.name;
+            j["peak_live_bytes"] = chosen.peakLiveBytes;
+            j["any_order_lower_bound_bytes"] = bound.bytes;
+            j["optimal"] = chosen.peakLiveBytes <= bound.bytes || chosen.run.optimal;
+            auto scheds = nlohmann::ordered_json::array();
+            for (const auto& r : runs) {
+                nlohmann::ordered_json e;
+                e["name"] = r.run.name;
+                e["peak_live_bytes"] = r.peakLiveBytes;
+                e["arena_bytes"] = r.arenaBytes;
+                e["any_order_lower_bound_bytes"] = bound.bytes;
+                e["optimal"] = r.peakLiveBytes <= bound.bytes || r.run.optimal;
+                e["ms"] = r.run.ms;
+                if (r.run.name == "search" || r.run.name.rfind("best", 0) == 0) {
+                    e["states_explored"] = r.run.statesExplored;
+                    e["segments"] = r.run.segments;
+                    e["segments_searched"] = r.run.segmentsSearched;
+                    e["largest_segment_nodes"] = r.run.largestSegment;
+                    e["fallback"] = r.run.fallback.empty() ? nlohmann::ordered_json() : nlohmann::ordered_json(r.run.fallback);
+                }
+                scheds.push_back(std::move(e));
+            }
+            j["schedules"] = std::move(scheds);
+            if (training && !trainingOnOwnPlan) j["training_schedule"] = "model";
             if (training) autodiff::addTrainingToJson(j, *training);
             out << j.dump(1) << "\n";
         } else {
@@ -65,6 +116,15 @@ REGISTER_COMMAND({
                     << free.planner << " without it\n";
             }
             out << memory::planToText(plan, others);
+            out << "schedules (peak live bytes; any-order lower bound " << bound.bytes << "):\n";
+            for (const auto& r : runs) {
+                out << "  " << r.run.name << std::string(r.run.name.size() < 20 ? 20 - r.run.name.size() : 1, ' ') << r.peakLiveBytes
+                    << "  arena " << r.arenaBytes << "  " << r.run.ms << " ms";
+                if (r.peakLiveBytes <= bound.bytes || r.run.optimal) out << "  optimal";
+                if (r.run.statesExplored > 0) out << "  " << r.run.statesExplored << " states";
+                if (!r.run.fallback.empty()) out << "  (" << r.run.fallback << ")";
+                out << (&r == &chosen ? "  <- used\n" : "\n");
+            }
             if (training) out << autodiff::trainingToText(*training);
             if (!bodies.empty()) {
                 out << "subgraph bodies (each planned on its own; the top level sees one step per If/Loop):\n";

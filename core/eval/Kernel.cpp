@@ -68,6 +68,12 @@ const KernelRegistry& kernelRegistry() {
         registerIndexing(r);
         registerQuant(r);
         registerChannelsLast(r);
+        registerDetection(r);
+        registerNormExtra(r);
+        registerAttention(r);
+        registerBitwise(r);
+        registerSpatial(r);
+        registerEinsum(r);
         return r;
     }();
     return reg;

@@ -78,6 +78,12 @@ void registerResize(KernelRegistry& r);
 void registerIndexing(KernelRegistry& r);
 void registerQuant(KernelRegistry& r);
 void registerChannelsLast(KernelRegistry& r);  ///< passlens.nhwc (layout pass)
+void registerDetection(KernelRegistry& r);     ///< NonMaxSuppression, RoiAlign
+void registerNormExtra(KernelRegistry& r);     ///< Group/RMS/Lp/MeanVariance normalization
+void registerAttention(KernelRegistry& r);     ///< Attention, RotaryEmbedding (23)
+void registerBitwise(KernelRegistry& r);       ///< BitwiseAnd/Or/Xor/Not (18)
+void registerSpatial(KernelRegistry& r);       ///< GridSample, AffineGrid, CenterCropPad, Col2Im
+void registerEinsum(KernelRegistry& r);
 
 // Attribute helpers.
 inline bool hasAttr(const ir::Node& n, std::string_view name) { return n.attr(name) != nullptr; }

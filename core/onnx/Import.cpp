@@ -14,6 +14,7 @@
 #include "ir/Error.h"
 #include "ir/Verifier.h"
 #include "onnx/ProtoConvert.h"
+#include "shape/ShapeEngine.h"
 #include "onnx/InferenceGuards.h"
 #include "onnx/NewerOpsets.h"
 #include "onnx/SchemaValidation.h"
@@ -324,6 +325,8 @@ static Model importParsed(onnx::ModelProto& mp, const std::string& baseDir, cons
     for (auto& fp : *mp.mutable_functions()) m.functions.push_back(convertFunction(fp, loader));
     GraphImporter importer(loader, {});
     m.graph = std::move(*importer.run(*mp.mutable_graph()));
+    if (options.inferShapes)  // dims libonnx leaves unknown, from the symbolic engine (core/shape)
+        for (auto& w : shape::refineShapesSymbolically(m)) m.warnings.push_back(std::move(w));
 
     if (options.verify) verifyOrThrow(m);
     if (options.validateOps) validateAttributeValues(m);

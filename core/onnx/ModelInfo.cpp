@@ -4,6 +4,8 @@
 
 #include <sstream>
 
+#include "shape/ShapeEngine.h"
+
 namespace passlens::onnxio {
 
 using namespace passlens::ir;
@@ -46,6 +48,9 @@ ModelInfo describeModel(const Model& m) {
     for (ValueId v : m.graph.outputs()) info.outputs.push_back({m.graph.value(v).name, m.graph.value(v).type.toString()});
     countGraph(m.graph, info, true);
     info.functionCount = m.functions.size();
+    auto coverage = shape::shapeCoverage(m.graph);
+    info.shapesKnown = coverage.known;
+    info.shapesTotal = coverage.total;
     info.warnings = m.warnings;
     return info;
 }
@@ -70,6 +75,7 @@ std::string modelInfoToJson(const ModelInfo& info) {
     j["parameter_bytes"] = info.parameterBytes;
     j["subgraph_count"] = info.subgraphCount;
     j["function_count"] = info.functionCount;
+    j["shape_coverage"] = {{"known", info.shapesKnown}, {"total", info.shapesTotal}};
     j["warnings"] = info.warnings;
     return j.dump(2);
 }
@@ -87,6 +93,7 @@ std::string modelInfoToText(const ModelInfo& info) {
     os << "nodes:       " << info.nodeCount << " (" << info.nodeCountWithSubgraphs << " with subgraphs)\n";
     os << "subgraphs:   " << info.subgraphCount << "\n";
     os << "functions:   " << info.functionCount << "\n";
+    os << "shapes:      " << info.shapesKnown << " of " << info.shapesTotal << " values with every dim known\n";
     os << "parameters:  " << info.parameterCount << " (" << info.parameterBytes << " bytes)\n";
     os << "ops:\n";
     for (const auto& [op, n] : info.opCounts) os << "  " << op << ": " << n << "\n";

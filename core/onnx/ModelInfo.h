@@ -26,6 +26,8 @@ struct ModelInfo {
     int64_t parameterBytes = 0;
     size_t subgraphCount = 0;
     size_t functionCount = 0;
+    size_t shapesKnown = 0;                 ///< main-graph inputs and node outputs with every dim known
+    size_t shapesTotal = 0;                 ///< main-graph inputs and node outputs
     std::vector<std::string> warnings;
 };
 

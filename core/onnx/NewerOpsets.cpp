@@ -165,6 +165,19 @@ std::optional<std::vector<int64_t>> constInts(InferenceContext& ctx, size_t inpu
     return std::nullopt;
 }
 
+/// Dim arithmetic on values a file may set to anything: overflow is an inference error, not UB.
+int64_t addDims(int64_t a, int64_t b) {
+    int64_t r = 0;
+    if (__builtin_add_overflow(a, b, &r)) fail_shape_inference("dimension arithmetic overflows int64");
+    return r;
+}
+
+int64_t mulDims(int64_t a, int64_t b) {
+    int64_t r = 0;
+    if (__builtin_mul_overflow(a, b, &r)) fail_shape_inference("dimension arithmetic overflows int64");
+    return r;
+}
+
 bool inputPresent(InferenceContext& ctx, size_t i) { return i < ctx.getNumInputs() && ctx.getInputType(i) != nullptr; }
 
 int64_t normalizedAxis(int64_t axis, int64_t rank) {
@@ -196,6 +209,7 @@ void splitWithNumOutputs(InferenceContext& ctx) {
     const bool hasSplit = inputPresent(ctx, 1);
     if (numOutputs && hasSplit) fail_shape_inference("Split: give either the 'split' input or 'num_outputs', not both");
     const int64_t n = static_cast<int64_t>(ctx.getNumOutputs());
+    if (n == 0) return;
     if (numOutputs && numOutputs->i() != n)
         fail_shape_inference("Split: num_outputs is ", numOutputs->i(), " but the node has ", n, " outputs");
     std::vector<std::optional<int64_t>> sizes(static_cast<size_t>(n));
@@ -207,8 +221,8 @@ void splitWithNumOutputs(InferenceContext& ctx) {
         }
     } else if (in.dim(static_cast<int>(axis)).has_dim_value()) {
         const int64_t len = in.dim(static_cast<int>(axis)).dim_value();
-        const int64_t chunk = (len + n - 1) / n;  // the last chunk may be smaller (opset 18)
-        for (int64_t i = 0; i < n; ++i) sizes[i] = std::max<int64_t>(0, std::min(chunk, len - i * chunk));
+        const int64_t chunk = len / n + (len % n != 0);  // the last chunk may be smaller (opset 18)
+        for (int64_t i = 0; i < n; ++i) sizes[i] = std::max<int64_t>(0, std::min(chunk, addDims(len, -mulDims(i, chunk))));
     }
     for (int64_t i = 0; i < n; ++i) {
         auto* out = onnx::getOutputShape(ctx, static_cast<size_t>(i));
@@ -244,7 +258,7 @@ void padWithAxes(InferenceContext& ctx) {
     out->CopyFrom(in);
     for (int64_t k = 0; k < n; ++k) {
         auto* d = out->mutable_dim(static_cast<int>(axes[k]));
-        if (d->has_dim_value()) d->set_dim_value(d->dim_value() + (*pads)[k] + (*pads)[k + n]);
+        if (d->has_dim_value()) d->set_dim_value(addDims(addDims(d->dim_value(), (*pads)[k]), (*pads)[k + n]));
         else d->Clear();
     }
 }
@@ -308,7 +322,7 @@ void col2Im(InferenceContext& ctx) {
         *n = in.dim(0);
         if (block && in.dim(1).has_dim_value()) {
             int64_t prod = 1;
-            for (int64_t b : *block) prod *= b;
+            for (int64_t b : *block) prod = mulDims(prod, b);
             if (prod > 0 && in.dim(1).dim_value() % prod == 0) c->set_dim_value(in.dim(1).dim_value() / prod);
         }
     }
@@ -322,9 +336,9 @@ void deformConv(InferenceContext& ctx) {
     const auto& offset = onnx::getInputShape(ctx, 2);
     out->clear_dim();
     auto* n = out->add_dim();
-    if (onnx::hasInputShape(ctx, 0)) *n = onnx::getInputShape(ctx, 0).dim(0);
+    if (onnx::hasInputShape(ctx, 0) && onnx::getInputShape(ctx, 0).dim_size() > 0) *n = onnx::getInputShape(ctx, 0).dim(0);
     auto* m = out->add_dim();
-    if (onnx::hasInputShape(ctx, 1)) *m = onnx::getInputShape(ctx, 1).dim(0);
+    if (onnx::hasInputShape(ctx, 1) && onnx::getInputShape(ctx, 1).dim_size() > 0) *m = onnx::getInputShape(ctx, 1).dim(0);
     for (int i = 2; i < offset.dim_size(); ++i) *out->add_dim() = offset.dim(i);
 }
 
@@ -360,6 +374,7 @@ void dft(InferenceContext& ctx) {
     if (!onnx::hasInputShape(ctx, 0)) return;
     const auto& in = onnx::getInputShape(ctx, 0);
     const int64_t rank = in.dim_size();
+    if (rank < 2) fail_shape_inference("DFT: the input needs a batch axis and a last axis of 1 or 2 (real/complex)");
     std::optional<int64_t> axis = -2;
     if (inputPresent(ctx, 2)) {
         auto a = constInts(ctx, 2);
@@ -393,7 +408,7 @@ void attention(InferenceContext& ctx) {
         if (qHeads <= 0 || kvHeads <= 0) fail_shape_inference("Attention: 3-D inputs need q_num_heads and kv_num_heads");
         auto* d = y->mutable_dim(2);
         d->Clear();
-        if (v.dim(2).has_dim_value()) d->set_dim_value(v.dim(2).dim_value() / kvHeads * qHeads);
+        if (v.dim(2).has_dim_value()) d->set_dim_value(mulDims(v.dim(2).dim_value() / kvHeads, qHeads));
     }
 }
 

@@ -11,6 +11,7 @@
 #include "onnx/Export.h"
 #include "onnx/InferenceGuards.h"
 #include "onnx/ProtoConvert.h"
+#include "shape/ShapeEngine.h"
 
 namespace passlens::onnxio {
 
@@ -47,7 +48,7 @@ void copyTypes(const onnx::GraphProto& gp, Graph& g) {
 
 }  // namespace
 
-std::vector<std::string> inferShapes(Model& m) {
+std::vector<std::string> inferShapes(Model& m, bool symbolic) {
     registerNewerOpsets();
     std::vector<std::string> warnings;
     // The proto lives on an arena: a 24k-node model's proto has ~10^6 small allocations, and
@@ -76,6 +77,9 @@ std::vector<std::string> inferShapes(Model& m) {
         }
     }
     copyTypes(mp.graph(), m.graph);
+    // Where libonnx leaves dims unknown (shape arithmetic on symbols), the symbolic engine fills in.
+    if (symbolic)
+        for (auto& w : shape::refineShapesSymbolically(m)) warnings.push_back(std::move(w));
     return warnings;
 }
 

@@ -9,7 +9,8 @@
 namespace passlens::onnxio {
 
 /// Fills in value types (top-level graph and subgraphs). Returns warnings; never throws for
-/// inference failures (a failing node is named in the warning).
-std::vector<std::string> inferShapes(ir::Model& m);
+/// inference failures (a failing node is named in the warning). `symbolic` then refines the types
+/// with core/shape's engine (dims libonnx leaves unknown: shape arithmetic on symbols).
+std::vector<std::string> inferShapes(ir::Model& m, bool symbolic = true);
 
 }  // namespace passlens::onnxio

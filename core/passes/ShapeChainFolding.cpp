@@ -5,6 +5,11 @@
 //  - Shape nodes of different values whose shapes are provably equal (every dim static or a
 //    dim_param, dim by dim the same) compute the same vector: their readers read the first one, so
 //    CSE can merge the Gathers after them.
+//  - A Reshape whose target is computed at run time but known symbolically (core/shape's value
+//    propagation: [batch, 197, 3, 64]) gets a constant target: entries that copy the input's dim
+//    at the same position become 0, one remaining symbolic entry becomes -1 ([0, 197, 3, 64]),
+//    so the Shape chain behind it becomes dead code.
+//  - An Expand whose output shape is provably its input's shape (same expressions) is removed.
 // Symbolic dims come from the importer's shape inference; an unnamed unknown dim proves nothing.
 #include <map>
 
@@ -12,6 +17,8 @@
 #include "passes/BasicPasses.h"
 #include "passes/PassRegistry.h"
 #include "passes/ShapeChain.h"
+#include "passes/match/Match.h"
+#include "shape/ShapeEngine.h"
 
 namespace passlens::passes {
 
@@ -53,6 +60,7 @@ protected:
         ctx.forEachGraph([&](Rewriter& rw) {
             mergeEqualShapes(rw);
             foldStaticEntries(rw);
+            foldSymbolicShapes(rw);
             rw.setRule({});
         });
     }
@@ -82,6 +90,123 @@ private:
             rw.eraseNode(id, why);
             rw.applied({it->second}, name + " merged into " + kept.displayName() + ": " + why);
         }
+    }
+
+    static void foldSymbolicShapes(Rewriter& rw) {
+        const Graph& g = rw.graph();
+        if (g.nodeOrder().empty()) return;
+        const shape::ShapeAnalysis a = shape::analyzeShapes(g, &rw.model());
+        const bool captures = hasSubgraphNodes(g);
+        const std::vector<NodeId> order = g.nodeOrder();
+        for (NodeId id : order) {
+            if (!g.hasNode(id)) continue;
+            const Node& n = g.node(id);
+            if (!isDefault(n)) continue;
+            if (foldKnownValue(rw, a, id, captures)) continue;
+            if (n.inputs.size() < 2 || n.inputs[0] == kNone || n.inputs[1] == kNone) continue;
+            if (n.opType == "Reshape") foldReshapeTarget(rw, a, id);
+            else if (n.opType == "Expand") removeSymbolicNoOpExpand(rw, a, id);
+        }
+    }
+
+    /// An integer result whose every element the engine knows as a number (Gather(Shape(x), -1)
+    /// of a static last dim, Mod/Div/Where over such entries) becomes a constant.
+    static bool foldKnownValue(Rewriter& rw, const shape::ShapeAnalysis& a, NodeId id, bool captures) {
+        const Graph& g = rw.graph();
+        const Node& n = g.node(id);
+        if (n.opType == "Constant" || n.outputs.size() != 1 || n.outputs[0] == kNone || n.outputs[0] >= a.values.size()) return false;
+        for (const Attribute& at : n.attributes)
+            if (at.kind == AttrKind::Graph || at.kind == AttrKind::Graphs) return false;
+        const ValueId out = n.outputs[0];
+        const Value& v = g.value(out);
+        if (v.isGraphOutput || (captures && rw.isCapturedBySubgraph(out))) return false;
+        const shape::ValueShape& s = a.of(out);
+        if (!s.values || (s.dtype != DataType::Int64 && s.dtype != DataType::Int32) || v.type.elemType != s.dtype) return false;
+        auto dims = s.staticDims();
+        if (!dims) return false;
+        std::vector<int64_t> values;
+        for (const shape::Dim& e : *s.values) {
+            auto c = e ? e->constantValue() : std::nullopt;
+            if (!c) return false;
+            values.push_back(*c);
+        }
+        int64_t count = 1;
+        for (int64_t d : *dims) count *= d;
+        if (count != (int64_t)values.size()) return false;
+        rw.setRule("fold-known-values");
+        const std::string why = n.displayName() + " computes " + describeInts(values) + " whatever the input dims are";
+        TensorPtr folded = int64Tensor(*dims, values);
+        if (s.dtype == DataType::Int32) folded = makeTensorOf<int32_t>(DataType::Int32, *dims, std::vector<int32_t>(values.begin(), values.end()));
+        rw.foldToConstant(out, folded, why);
+        rw.applied({}, why);
+        return true;
+    }
+
+    static void foldReshapeTarget(Rewriter& rw, const shape::ShapeAnalysis& a, NodeId id) {
+        const Graph& g = rw.graph();
+        const Node& n = g.node(id);
+        const ValueId target = n.inputs[1];
+        if (match::constantOf(g, target) || target >= a.values.size() || n.inputs[0] >= a.values.size()) return;
+        const shape::ValueShape& t = a.of(target);
+        if (!t.values || t.values->empty() || t.values->size() > 64) return;
+        rw.setRule("reshape-target-from-symbols");
+        const bool allowZero = n.attrInt("allowzero", 0) != 0;
+        const auto& inDims = a.of(n.inputs[0]).dims;
+        std::vector<int64_t> entries;
+        std::vector<std::string> symbolic;
+        for (size_t i = 0; i < t.values->size(); ++i) {
+            const shape::Dim& e = (*t.values)[i];
+            if (!e) return;  // an entry nothing is known about: the target stays computed
+            if (auto c = e->constantValue()) {
+                if (*c == -1) symbolic.push_back("-1");
+                entries.push_back(*c);
+            } else if (!allowZero && inDims && i < inDims->size() && (*inDims)[i] && *(*inDims)[i] == *e) {
+                entries.push_back(0);  // "copy dim i of the input"
+            } else {
+                symbolic.push_back(e->toString());
+                entries.push_back(-1);
+            }
+        }
+        if (symbolic.size() > 1) {
+            rw.missed({id}, "target " + describeValues(*t.values) + " has " + std::to_string(symbolic.size()) +
+                                " entries that are neither constants nor the input's own dims",
+                      {target});
+            return;
+        }
+        const std::string why = n.displayName() + "'s target " + describeValues(*t.values) +
+                                " is known from the input dims: constant target " + describeInts(entries);
+        ValueId folded = rw.newInitializer(g.value(target).name + "_folded", int64Tensor({(int64_t)entries.size()}, entries));
+        rw.setInput(id, 1, folded, why);
+        rw.applied({id}, why);
+    }
+
+    static void removeSymbolicNoOpExpand(Rewriter& rw, const shape::ShapeAnalysis& a, NodeId id) {
+        const Graph& g = rw.graph();
+        const Node& n = g.node(id);
+        if (n.outputs.size() != 1 || n.outputs[0] == kNone || n.outputs[0] >= a.values.size() || n.inputs[0] >= a.values.size()) return;
+        const auto& in = a.of(n.inputs[0]);
+        const auto& out = a.of(n.outputs[0]);
+        if (!in.fullyKnown() || !out.fullyKnown() || *in.dims != *out.dims) return;
+        if (g.value(n.outputs[0]).isGraphOutput && g.value(n.inputs[0]).isGraphInput) return;
+        rw.setRule("expand-noop-symbolic");
+        bypassNodeChecked(rw, id, "Expand to " + describeValues(*out.dims) + ", the shape its input already has");
+    }
+
+    static void bypassNodeChecked(Rewriter& rw, NodeId id, const std::string& why) {
+        const std::string name = rw.graph().node(id).displayName();
+        rw.bypassNode(id, 0, 0, why);
+        rw.applied({}, name + " removed: " + why);
+    }
+
+    static std::string describeValues(const std::vector<shape::Dim>& v) {
+        std::string s = "[";
+        for (size_t i = 0; i < v.size(); ++i) s += (i ? ", " : "") + (v[i] ? v[i]->toString() : std::string("?"));
+        return s + "]";
+    }
+    static std::string describeInts(const std::vector<int64_t>& v) {
+        std::string s = "[";
+        for (size_t i = 0; i < v.size(); ++i) s += (i ? ", " : "") + std::to_string(v[i]);
+        return s + "]";
     }
 
     static void foldStaticEntries(Rewriter& rw) {

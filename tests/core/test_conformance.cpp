@@ -21,7 +21,7 @@ namespace {
 namespace fs = std::filesystem;
 
 /// Supported cases may only go up: raise this when kernels are added.
-constexpr int kSupportedFloor = 824;
+constexpr int kSupportedFloor = 852;
 
 struct CaseResult {
     enum Kind { Passed, Failed, Unsupported } kind;
@@ -61,6 +61,11 @@ CaseResult runCase(const fs::path& dir) {
                 if (!d.ok)
                     return {CaseResult::Failed, e.path().filename().string() + " output '" + d.name + "': " +
                                                     (d.shapeMismatch ? "shape/type mismatch" : "max abs diff " + std::to_string(d.maxAbs))};
+        } catch (const Error& ex) {
+            // Some refusals depend on run-time values (Dropout's training_mode input is true
+            // here): those are unsupported cases, not wrong results.
+            if (ex.kind() == ErrorKind::Unsupported) return {CaseResult::Unsupported, ex.what()};
+            return {CaseResult::Failed, e.path().filename().string() + ": " + ex.what()};
         } catch (const std::exception& ex) {
             return {CaseResult::Failed, e.path().filename().string() + ": " + ex.what()};
         }

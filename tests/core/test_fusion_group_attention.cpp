@@ -24,15 +24,23 @@ struct AttentionOptions {
     bool kPreTransposed = false;  ///< K arrives as Kᵀ: no Transpose node
     bool probsTapped = false;     ///< the probabilities are a graph output too
     bool notScores = false;       ///< the Softmax reads a Relu, not Q·Kᵀ
+    int64_t opset = 17;
+    bool threeD = false;          ///< [batch·heads, seq, d] as PyTorch's MultiheadAttention writes it
 };
 
 Model attention(const AttentionOptions& o) {
-    GraphBuilder b("attention", 17);
-    auto q = b.input("q", DataType::Float, {1, 2, 4, 8});
-    auto k = b.input("k", DataType::Float, o.kPreTransposed ? std::vector<int64_t>{1, 2, 8, 4} : std::vector<int64_t>{1, 2, 4, 8});
-    auto v = b.input("v", DataType::Float, {1, 2, 4, 8});
-    ValueId mask = o.mask ? b.input("mask", DataType::Float, {1, 1, 1, 4}) : kNone;
-    ValueId kt = o.kPreTransposed ? k : b.op("Transpose", {k}, {Attribute::makeInts("perm", {0, 1, 3, 2})}, "kt");
+    GraphBuilder b("attention", o.opset);
+    // 4-D [1, 2 heads, 4 tokens, 8], or 3-D [2 = batch·heads, 4 tokens, 8].
+    auto dims = [&](std::vector<int64_t> d4) {
+        if (o.threeD) d4.erase(d4.begin());
+        return d4;
+    };
+    auto q = b.input("q", DataType::Float, dims({1, 2, 4, 8}));
+    auto k = b.input("k", DataType::Float, o.kPreTransposed ? dims({1, 2, 8, 4}) : dims({1, 2, 4, 8}));
+    auto v = b.input("v", DataType::Float, dims({1, 2, 4, 8}));
+    ValueId mask = o.mask ? b.input("mask", DataType::Float, o.threeD ? std::vector<int64_t>{1, 4} : std::vector<int64_t>{1, 1, 1, 4}) : kNone;
+    const std::vector<int64_t> swapLast = o.threeD ? std::vector<int64_t>{0, 2, 1} : std::vector<int64_t>{0, 1, 3, 2};
+    ValueId kt = o.kPreTransposed ? k : b.op("Transpose", {k}, {Attribute::makeInts("perm", swapLast)}, "kt");
     ValueId scores;
     if (o.notScores) {
         scores = b.op("Relu", {q}, {}, "relu");
@@ -43,7 +51,7 @@ Model attention(const AttentionOptions& o) {
     }
     if (o.mask) scores = b.op("Add", {scores, mask}, {}, "mask_add");
     auto p = b.op("Softmax", {scores}, {Attribute::makeInt("axis", -1)}, "softmax");
-    b.output(b.op("MatMul", {p, o.notScores ? b.input("v2", DataType::Float, {1, 2, 8, 8}) : v}, {}, "pv"));
+    b.output(b.op("MatMul", {p, o.notScores ? b.input("v2", DataType::Float, dims({1, 2, 8, 8})) : v}, {}, "pv"));
     if (o.probsTapped) b.output(b.op("Neg", {p}, {}, "tap"));
     return b.finish();
 }
@@ -109,4 +117,43 @@ TEST(GroupAttention, LayersShareOneFunction) {
     test::runChecked(m, "group-attention", test::fusionCheckOptions(3));
     EXPECT_EQ(callsOf(m, "Attention"), 2u);
     EXPECT_EQ(m.functions.size(), 1u);
+}
+
+TEST(GroupAttention, AtOpset23EachVariantWithKTransposedIsOneAttentionNode) {
+    // Scale after Q·Kᵀ (Div by 2.828) or on Q (Mul by 0.3536), with or without a mask, 4-D or 3-D:
+    // one standard Attention node, the scale as its attribute, outputs equal in the interpreter.
+    struct Case { AttentionOptions o; float scale; size_t inputs; };
+    for (const Case& c : {Case{{.opset = 23}, 1.f / 2.828f, 4}, Case{{.scaleOnQ = true, .opset = 23}, 0.3536f, 4},
+                          Case{{.mask = false, .opset = 23}, 1.f / 2.828f, 3},
+                          Case{{.opset = 23, .threeD = true}, 1.f / 2.828f, 4}}) {
+        Model m = attention(c.o);
+        auto run = test::runChecked(m, "group-attention", test::fusionCheckOptions(5));
+        ASSERT_EQ(m.graph.nodeCount(), 1u);
+        const Node& n = m.graph.node(m.graph.nodeOrder().front());
+        EXPECT_EQ(n.opType, "Attention");
+        EXPECT_TRUE(n.domain.empty());
+        EXPECT_NEAR(n.attrFloat("scale", 0), c.scale, 1e-6);
+        EXPECT_EQ(n.inputs.size(), c.inputs);
+        EXPECT_EQ(n.attrInt("q_num_heads", 0), c.o.threeD ? 1 : 0);
+        EXPECT_TRUE(m.functions.empty());
+        EXPECT_TRUE(m.graph.initializerOrder().empty()) << "the scale constant stays behind";
+        EXPECT_NE(remarkText(run.result, RemarkKind::Applied).find("fused into Attention"), std::string::npos);
+    }
+}
+
+TEST(GroupAttention, AtOpset23APreTransposedKSaysWhyAndBecomesAFunction) {
+    Model m = attention({.kPreTransposed = true, .opset = 23});
+    auto run = test::runChecked(m, "group-attention", test::fusionCheckOptions(5));
+    EXPECT_EQ(callsOf(m, "Attention"), 1u);
+    EXPECT_NE(remarkText(run.result, RemarkKind::Missed)
+                  .find("is not the standard Attention op: K arrives already transposed"),
+              std::string::npos)
+        << remarkText(run.result, RemarkKind::Missed);
+}
+
+TEST(GroupAttention, BelowOpset23ItStaysAFunction) {
+    Model m = attention({.opset = 20});
+    test::runChecked(m, "group-attention", test::fusionCheckOptions(5));
+    EXPECT_EQ(callsOf(m, "Attention"), 1u);
+    for (NodeId id : m.graph.nodeOrder()) EXPECT_NE(m.graph.node(id).opType == "Attention" && m.graph.node(id).domain.empty(), true);
 }

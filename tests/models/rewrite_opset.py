@@ -1,14 +1,16 @@
 #!/usr/bin/python3
 """Rewrites an opset-17 export the way newer exporters write it, at opset 18..23.
 
-    /usr/bin/python3 tests/models/rewrite_opset.py IN.onnx OUT.onnx TARGET_OPSET
+    /usr/bin/python3 tests/models/rewrite_opset.py IN.onnx OUT.onnx TARGET_OPSET [--keep-gelu]
 
 Protobuf manipulation only (python3-onnx 1.12, whose checker stops at opset 17, so the result is
 not checked here; tests/models' CTest compares it with the original in ONNX Runtime):
   >= 18  Reduce* except ReduceSum (input since 13) take `axes` as a constant int64 input instead
          of an attribute; Split without a `split` input, or with a constant one of n equal parts,
          gets `num_outputs` (and loses the input).
-  >= 20  the Erf GELU x*0.5*(1+Erf(x/sqrt2)), in either order torch emits, becomes one Gelu.
+  >= 20  the Erf GELU x*0.5*(1+Erf(x/sqrt2)), in either order torch emits, becomes one Gelu
+         (--keep-gelu leaves it written out, as in models that spell GELU by hand: the input a
+         fusion pass should turn into Gelu).
   IR version 8 for 18, 9 for 19/20, 10 for 21/22, 11 for 23; the default-domain opset import is
   bumped. CHANGES below lists every op the ONNX Changelog shows changing in 18..23 (ops new in
   those opsets cannot be in an opset-17 model) as handled here, compatible (new types, or new
@@ -303,13 +305,13 @@ def remove_unread_constants(graph, dropped):
     graph.initializer.extend(inits)
 
 
-def rewrite(model, target):
+def rewrite(model, target, keep_gelu=False):
     if target not in IR_VERSION:
         raise RewriteError(f"target opset {target}: only 18..23")
     check_ops(model, target)
     names = Names(model)
     each_graph(model.graph, lambda g: rewrite_reduce_and_split(g, names))
-    if target >= 20:
+    if target >= 20 and not keep_gelu:
         each_graph(model.graph, lambda g: rewrite_gelu(g, names))
     for o in model.opset_import:
         if o.domain in ("", "ai.onnx"):
@@ -318,24 +320,26 @@ def rewrite(model, target):
     return model
 
 
-def rewrite_bytes(data, target):
+def rewrite_bytes(data, target, keep_gelu=False):
     try:
         model = onnx.load_from_string(data)
     except Exception as e:  # protobuf's DecodeError
         raise RewriteError(f"not an ONNX model: {e}") from e
     if not model.HasField("graph"):
         raise RewriteError("not an ONNX model: no graph")
-    return rewrite(model, target).SerializeToString()
+    return rewrite(model, target, keep_gelu).SerializeToString()
 
 
 def main(argv):
+    keep_gelu = "--keep-gelu" in argv
+    argv = [a for a in argv if a != "--keep-gelu"]
     if len(argv) != 4:
         print(__doc__, file=sys.stderr)
         return 2
     try:
         target = int(argv[3])
         with open(argv[1], "rb") as f:
-            data = rewrite_bytes(f.read(), target)
+            data = rewrite_bytes(f.read(), target, keep_gelu)
     except (RewriteError, ValueError, OSError) as e:
         print(f"rewrite_opset: {argv[1]}: {e}", file=sys.stderr)
         return 1

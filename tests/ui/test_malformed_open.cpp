@@ -21,6 +21,7 @@
 
 using namespace passlens;
 using passlens::ui::GraphView;
+using passlens::ui::StepperPanel;
 using passlens::ui::MainWindow;
 
 namespace {

@@ -297,7 +297,8 @@ std::vector<TensorPtr> convTranspose(KernelContext& c) {
     return {o.finish()};
 }
 
-std::vector<TensorPtr> pool(KernelContext& c, bool isMax) {
+/// Max, average or (lpP > 0) Lp pooling: (sum of |x|^p over the window's inside elements)^(1/p).
+std::vector<TensorPtr> pool(KernelContext& c, bool isMax, int64_t lpP = 0) {
     const Tensor& x = c.t(0);
     if (x.dims.size() < 3) c.fail("input must have rank >= 3");
     const int64_t N = x.dims[0], C = x.dims[1];
@@ -333,10 +334,11 @@ std::vector<TensorPtr> pool(KernelContext& c, bool isMax) {
                 if (!inside) continue;
                 const float v = xc[off];
                 if (v > best || std::isnan(v)) best = v;
-                sum += v;
+                sum += lpP == 0 ? double(v) : lpP == 1 ? std::fabs(double(v)) : lpP == 2 ? double(v) * v : std::pow(std::fabs(double(v)), double(lpP));
                 ++count;
             }
             if (isMax) yc[oi] = best;
+            else if (lpP > 0) yc[oi] = static_cast<float>(lpP == 1 ? sum : lpP == 2 ? std::sqrt(sum) : std::pow(sum, 1.0 / double(lpP)));
             else {
                 const int64_t div = countPad ? padCount : count;
                 yc[oi] = div ? static_cast<float>(sum / double(div)) : 0.0f;
@@ -402,6 +404,22 @@ void registerConv(KernelRegistry& r) {
         return checkAutoPad(n, opset, why);
     };
     r.add("", "MaxPool", k);
+    // LpPool: p became an int attribute in opset 2; 18 added ceil_mode (dilations are honoured too).
+    k.fn = [](KernelContext& c) { return pool(c, false, c.node.attrInt("p", 2)); };
+    k.sinceMin = 2;
+    k.check = [](const Node& n, int64_t opset, std::string* why) {
+        const int64_t p = n.attrInt("p", 2);
+        if (p < 1) {
+            if (why) *why = "p=" + std::to_string(p) + " is not supported (p >= 1)";
+            return false;
+        }
+        if (opset < 18 && n.attrInt("ceil_mode", 0) != 0) {
+            if (why) *why = "ceil_mode before opset 18 is not part of LpPool";
+            return false;
+        }
+        return checkAutoPad(n, opset, why);
+    };
+    r.add("", "LpPool", k);
     KernelInfo gk;
     gk.types = kFloatTypes;
     gk.fn = [](KernelContext& c) { return globalPool(c, false); };

@@ -502,15 +502,9 @@ void registerElementwise(KernelRegistry& r) {
             std::fill_n(mask.data<bool>(), mask.count(), true);
             return {c.ptr(0), mask.finish()};
         };
-        k.check = [](const Node& n, int64_t, std::string* why) {
-            if (n.inputs.size() > 2 && n.inputs[2] != kNone) {
-                if (why) *why = "a training_mode input is not supported (training dropout is random)";
-                return false;
-            }
-            return true;
-        };
+        // A training_mode input is fine when it is false at run time (PyTorch exports pass a
+        // constant false); the kernel refuses a true one with a non-zero ratio by name.
         r.add("", "Dropout", k);
-        k.check = nullptr;
     }
 
     {   // Constant

@@ -26,6 +26,53 @@ std::vector<DataType> allPlainTypes() {
     return t;
 }
 
+/// Writes `n` elements of `src` into `dst` under a Scatter reduction ('none' replaces).
+void scatterInto(char* dst, const char* src, int64_t n, DataType dt, const std::string& reduction) {
+    if (reduction == "none") {
+        std::memcpy(dst, src, size_t(n) * elementSize(dt));
+        return;
+    }
+    if (dt == DataType::Float16) {  // reduce in float, store back as half
+        uint16_t* d = reinterpret_cast<uint16_t*>(dst);
+        const uint16_t* s = reinterpret_cast<const uint16_t*>(src);
+        for (int64_t i = 0; i < n; ++i) {
+            float a = halfToFloat(d[i]);
+            const float b = halfToFloat(s[i]);
+            if (reduction == "add") a += b;
+            else if (reduction == "mul") a *= b;
+            else if (reduction == "max") a = std::max(a, b);
+            else a = std::min(a, b);
+            d[i] = floatToHalf(a);
+        }
+        return;
+    }
+    dispatchAll(dt, "Scatter", [&](auto tag) {
+        using T = decltype(tag);
+        T* d = reinterpret_cast<T*>(dst);
+        const T* s = reinterpret_cast<const T*>(src);
+        for (int64_t i = 0; i < n; ++i) {
+            if constexpr (std::is_same_v<T, bool>) {
+                if (reduction == "add" || reduction == "max") d[i] = d[i] || s[i];
+                else d[i] = d[i] && s[i];  // mul, min
+            } else {
+                if (reduction == "add") d[i] = static_cast<T>(d[i] + s[i]);
+                else if (reduction == "mul") d[i] = static_cast<T>(d[i] * s[i]);
+                else if (reduction == "max") d[i] = std::max(d[i], s[i]);
+                else d[i] = std::min(d[i], s[i]);
+            }
+        }
+    });
+}
+
+/// reduction: add/mul since opset 16, max/min since 18.
+bool checkScatterReduction(const Node& n, int64_t opset, std::string* why) {
+    const auto red = n.attrString("reduction", "none");
+    if (red == "none" || ((red == "add" || red == "mul") && opset >= 16) || ((red == "max" || red == "min") && opset >= 18))
+        return true;
+    if (why) *why = "reduction '" + red + "' is not supported at opset " + std::to_string(opset);
+    return false;
+}
+
 }  // namespace
 
 void registerIndexing(KernelRegistry& r) {
@@ -139,21 +186,18 @@ void registerIndexing(KernelRegistry& r) {
             if (int64_t(idxT.dims.size()) != rank) c.fail("indices rank differs from data rank");
             auto idx = toInt64s(idxT);
             const size_t es = elementSize(x.dtype);
+            const std::string red = c.node.attrString("reduction", "none");
             OutTensor o(x.dtype, x.dims);
             std::memcpy(o.data<char>(), x.data.data(), x.byteSize());
             auto xs = stridesOf(x.dims);
             forEachIndex(idxT.dims, [&](int64_t e, const std::vector<int64_t>& pos) {
                 const int64_t off = offsetWithAxisIndex(pos, axis, idx[e], x.dims, xs);
                 if (off < 0) c.fail("index out of range");
-                std::memcpy(o.data<char>() + off * es, upd.as<char>() + e * es, es);
+                scatterInto(o.data<char>() + off * es, upd.as<char>() + e * es, 1, x.dtype, red);
             });
             return {o.finish()};
         }, allPlainTypes(), 11, false);
-        k.check = [](const Node& n, int64_t, std::string* why) {
-            if (n.attrString("reduction", "none") == "none") return true;
-            if (why) *why = "reduction other than 'none' is not supported";
-            return false;
-        };
+        k.check = checkScatterReduction;
         r.add("", "ScatterElements", k);
 
         k.fn = [](KernelContext& c) -> std::vector<TensorPtr> {
@@ -168,6 +212,7 @@ void registerIndexing(KernelRegistry& r) {
             const int64_t slice = product(x.dims, q);
             if (upd.dtype != x.dtype || upd.elementCount() != product(idxT.dims, 0, idxT.dims.size() - 1) * slice)
                 c.fail("updates do not match indices and data");
+            const std::string red = c.node.attrString("reduction", "none");
             OutTensor o(x.dtype, x.dims);
             std::memcpy(o.data<char>(), x.data.data(), x.byteSize());
             auto xs = stridesOf(x.dims);
@@ -180,7 +225,7 @@ void registerIndexing(KernelRegistry& r) {
                     if (p < 0 || p >= x.dims[d]) c.fail("index out of range");
                     off += p * xs[d];
                 }
-                std::memcpy(o.data<char>() + off * es, upd.as<char>() + i * slice * es, slice * es);
+                scatterInto(o.data<char>() + off * es, upd.as<char>() + i * slice * es, slice, x.dtype, red);
             }
             return {o.finish()};
         };

@@ -24,6 +24,11 @@ std::vector<int64_t> reduceAxes(const KernelContext& c, int64_t inputSince, bool
 }
 
 std::vector<TensorPtr> reduce(KernelContext& c, Red kind, int64_t inputSince) {
+    if (c.t(0).dtype == DataType::Bool) {  // ReduceMax/ReduceMin-20: any / all, computed on 0/1 bytes
+        c.in[0] = castTensor(c.t(0), DataType::UInt8);
+        auto out = reduce(c, kind, inputSince);
+        return {castTensor(*out[0], DataType::Bool)};
+    }
     const Tensor& x = c.t(0);
     const int64_t rank = int64_t(x.dims.size());
     bool noop;
@@ -188,6 +193,7 @@ void registerReduce(KernelRegistry& r) {
     for (const auto& rd : reds) {
         KernelInfo k;
         k.types = kNumericTypes;
+        if (rd.kind == Red::Max || rd.kind == Red::Min) k.types.push_back(DataType::Bool);  // opset 20
         const Red kind = rd.kind;
         const int64_t since = rd.inputSince;
         k.fn = [kind, since](KernelContext& c) { return reduce(c, kind, since); };

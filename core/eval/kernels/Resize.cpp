@@ -1,4 +1,6 @@
-// Resize (nearest / linear, the common coordinate transforms) and Upsample.
+// Resize (nearest / linear / cubic, every coordinate transform but tf_crop_and_resize; opset 18
+// axes, keep_aspect_ratio_policy and antialias; 19 half_pixel_symmetric) and Upsample.
+#include <algorithm>
 #include <cmath>
 
 #include "eval/Kernel.h"
@@ -14,16 +16,26 @@ bool checkResize(const Node& n, int64_t opset, std::string* why) {
     const auto mode = n.attrString("mode", "nearest");
     if (mode != "nearest" && mode != "linear" && mode != "cubic") return fail("mode '" + mode + "' is not supported");
     const auto ct = n.attrString("coordinate_transformation_mode", "half_pixel");
-    if (ct != "half_pixel" && ct != "asymmetric" && ct != "align_corners" && ct != "pytorch_half_pixel" && ct != "tf_half_pixel_for_nn")
-        return fail("coordinate_transformation_mode '" + ct + "' is not supported");
+    const bool symmetric = ct == "half_pixel_symmetric" && opset >= 19;
+    if (ct != "half_pixel" && ct != "asymmetric" && ct != "align_corners" && ct != "pytorch_half_pixel" && ct != "tf_half_pixel_for_nn" &&
+        !symmetric)
+        return fail("coordinate_transformation_mode '" + ct + "' is not supported at opset " + std::to_string(opset));
     const auto nm = n.attrString("nearest_mode", "round_prefer_floor");
     if (nm != "round_prefer_floor" && nm != "round_prefer_ceil" && nm != "floor" && nm != "ceil")
         return fail("nearest_mode '" + nm + "' is not supported");
-    if (n.attrInt("antialias", 0)) return fail("antialias=1 is not supported");
-    if (n.attr("axes")) return fail("the axes attribute is not supported");
-    if (n.attrString("keep_aspect_ratio_policy", "stretch") != "stretch") return fail("keep_aspect_ratio_policy is not supported");
-    (void)opset;
+    if (n.attrInt("antialias", 0) && mode == "nearest") return fail("antialias=1 with mode 'nearest' is not supported");
+    const auto policy = n.attrString("keep_aspect_ratio_policy", "stretch");
+    if (policy != "stretch" && policy != "not_larger" && policy != "not_smaller")
+        return fail("keep_aspect_ratio_policy '" + policy + "' is not supported");
     return true;
+}
+
+/// Keys cubic kernel at distance x.
+double keysCubic(double x, double A) {
+    x = std::fabs(x);
+    if (x <= 1) return ((A + 2) * x - (A + 3)) * x * x + 1;
+    if (x < 2) return ((A * x - 5 * A) * x + 8 * A) * x - 4 * A;
+    return 0.0;
 }
 
 std::vector<TensorPtr> resize(KernelContext& c, bool upsample) {
@@ -40,15 +52,47 @@ std::vector<TensorPtr> resize(KernelContext& c, bool upsample) {
         auto s = toDoubles(c.t(scalesIdx));
         scales.assign(s.begin(), s.end());
     }
+    // Opset 18: scales/sizes may list only the dims in `axes`; the others keep scale 1.
+    std::vector<int64_t> axes;
+    if (!legacy && c.node.attr("axes"))
+        for (int64_t a : c.node.attrInts("axes")) axes.push_back(normAxis(a, rank, c.where()));
+    if (axes.empty())
+        for (int64_t d = 0; d < rank; ++d) axes.push_back(d);
+    else {
+        auto sorted = axes;
+        std::sort(sorted.begin(), sorted.end());
+        if (std::adjacent_find(sorted.begin(), sorted.end()) != sorted.end()) c.fail("axes repeat");
+    }
+    const int64_t nAxes = int64_t(axes.size());
     const bool fromScales = !scales.empty();
+    const std::string policy = c.node.attrString("keep_aspect_ratio_policy", "stretch");
+    bool keepAspect = false;
     if (!scales.empty()) {
-        if (int64_t(scales.size()) != rank) c.fail("scales must have one entry per dim");
+        if (int64_t(scales.size()) != nAxes) c.fail("scales must have one entry per " + std::string(nAxes == rank ? "dim" : "axis"));
+        std::vector<double> full(rank, 1.0);
+        for (int64_t i = 0; i < nAxes; ++i) full[axes[i]] = scales[i];
+        scales = full;
         for (int64_t d = 0; d < rank; ++d) outDims[d] = static_cast<int64_t>(std::floor(double(x.dims[d]) * float(scales[d])));
     } else if (!legacy && c.has(3)) {
-        outDims = toInt64s(c.t(3));
-        if (int64_t(outDims.size()) != rank) c.fail("sizes must have one entry per dim");
-        for (int64_t d = 0; d < rank; ++d) scales.push_back(x.dims[d] ? double(outDims[d]) / double(x.dims[d]) : 1.0);
+        auto sizes = toInt64s(c.t(3));
+        if (int64_t(sizes.size()) != nAxes) c.fail("sizes must have one entry per " + std::string(nAxes == rank ? "dim" : "axis"));
+        outDims = x.dims;
+        for (int64_t i = 0; i < nAxes; ++i) outDims[axes[i]] = sizes[i];
+        scales.assign(rank, 1.0);
+        for (int64_t d = 0; d < rank; ++d) scales[d] = x.dims[d] ? double(outDims[d]) / double(x.dims[d]) : 1.0;
+        if (policy != "stretch") {
+            // one scale for every listed axis: the smallest (not_larger) or largest (not_smaller)
+            keepAspect = true;
+            double sc = scales[axes[0]];
+            for (int64_t a : axes) sc = policy == "not_larger" ? std::min(sc, scales[a]) : std::max(sc, scales[a]);
+            for (int64_t a : axes) {
+                scales[a] = sc;
+                outDims[a] = static_cast<int64_t>(sc * double(x.dims[a]) + 0.5);
+            }
+        }
     } else c.fail("neither scales nor sizes is given");
+    for (int64_t d = 0; d < rank; ++d)
+        if (outDims[d] < 0) c.fail("the output would have a negative dim");
 
     const std::string mode = c.node.attrString("mode", "nearest");
     const std::string ct = legacy ? "asymmetric" : c.node.attrString("coordinate_transformation_mode", "half_pixel");
@@ -56,6 +100,7 @@ std::vector<TensorPtr> resize(KernelContext& c, bool upsample) {
     const bool linear = mode == "linear", cubic = mode == "cubic";
     const double A = c.node.attrFloat("cubic_coeff_a", -0.75f);
     const bool excludeOutside = c.node.attrInt("exclude_outside", 0) != 0;
+    const bool antialias = !legacy && c.node.attrInt("antialias", 0) != 0;
     // Per dim and output position: the source taps (index, weight).
     using Taps = std::vector<std::pair<int64_t, double>>;
     std::vector<std::vector<Taps>> taps(rank);
@@ -68,12 +113,33 @@ std::vector<TensorPtr> resize(KernelContext& c, bool upsample) {
             else if (ct == "pytorch_half_pixel") xo = out > 1 ? (o + 0.5) / sc - 0.5 : 0.0;
             else if (ct == "align_corners") {
                 // the resized length is in*scale (unfloored) when scales are given
-                const double len = fromScales ? double(in) * sc : double(out);
-                xo = out == 1 ? 0.0 : double(o) * double(in - 1) / (len - 1);
+                const double len = fromScales || keepAspect ? double(in) * sc : double(out);
+                xo = len == 1 ? 0.0 : double(o) * double(in - 1) / (len - 1);
+            } else if (ct == "half_pixel_symmetric") {
+                // centres the output canvas on the input when out != in*scale
+                const double adjustment = double(out) / (sc * double(in));
+                xo = double(in) / 2 * (1 - adjustment) + (o + 0.5) / sc - 0.5;
             } else if (ct == "tf_half_pixel_for_nn") xo = (o + 0.5) / sc;
             else xo = o / sc;
             Taps t;
-            if (cubic) {
+            if (antialias && (linear || cubic) && sc < 1) {
+                // the filter stretched by 1/scale (the reference implementation's taps)
+                double fl = std::floor(xo), ratio = xo - fl;
+                if (ratio == 0) { ratio = 1; fl -= 1; }
+                const int64_t start = linear ? int64_t(std::floor(-1 / sc)) + 1 : int64_t(std::floor(-2 / sc)) + 1;
+                const int64_t count = 2 - 2 * start;
+                double sum = 0;
+                for (int64_t i = start; i < start + count; ++i) {
+                    const double arg = (double(i) - ratio) * sc;
+                    double w = linear ? std::clamp(1 - std::fabs(arg), 0.0, 1.0) : keysCubic(arg, A);
+                    const int64_t idx = int64_t(fl) + i;
+                    if (excludeOutside && (idx < 0 || idx >= in)) w = 0;
+                    sum += w;
+                    t.push_back({std::max<int64_t>(0, std::min(idx, in - 1)), w});
+                }
+                if (sum != 0)
+                    for (auto& tp : t) tp.second /= sum;
+            } else if (cubic) {
                 const double fl = std::floor(xo), r = xo - fl;
                 const double coeff[4] = {((A * (r + 1) - 5 * A) * (r + 1) + 8 * A) * (r + 1) - 4 * A,
                                          ((A + 2) * r - (A + 3)) * r * r + 1,

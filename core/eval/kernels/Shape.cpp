@@ -201,6 +201,7 @@ void registerShape(KernelRegistry& r) {
         if (split.empty()) {
             if (c.opset >= 18 && c.node.attrInt("num_outputs", int64_t(nOut)) <= 0) c.fail("num_outputs must be >= 1");
             const int64_t n = c.opset >= 18 ? c.node.attrInt("num_outputs", int64_t(nOut)) : int64_t(nOut);
+            if (n != int64_t(nOut)) c.fail("num_outputs=" + std::to_string(n) + " but the node has " + std::to_string(nOut) + " outputs");
             const int64_t chunk = (len + n - 1) / n;
             for (int64_t i = 0; i < n; ++i) split.push_back(std::max<int64_t>(0, std::min(chunk, len - i * chunk)));
             if (c.opset < 18 && len % n) c.fail("axis length " + std::to_string(len) + " does not split evenly into " + std::to_string(n));

@@ -13,7 +13,11 @@ bool sameStaticType(const Value& a, const Value& b) {
     for (size_t i = 0; i < a.type.shape->dims.size(); ++i) {
         const Dim& x = a.type.shape->dims[i];
         const Dim& y = b.type.shape->dims[i];
-        if (!x.isStatic() || !y.isStatic() || *x.value != *y.value) return false;
+        // A dim_param names one value wherever it appears (the shape engine writes canonical
+        // expressions), so equal names prove equal dims as much as equal numbers do.
+        if (x.isStatic() && y.isStatic() && *x.value == *y.value) continue;
+        if (!x.isStatic() && !y.isStatic() && !x.param.empty() && x.param == y.param) continue;
+        return false;
     }
     return true;
 }

@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "passes/algebraic/Rules.h"
+#include "passes/fusion/PatternUtil.h"
 #include "passes/match/Match.h"
 #include "passes/layout/TransposeUtil.h"
 
@@ -96,11 +97,16 @@ bool dropout(Rewriter& rw, NodeId id) {
     rw.setRule("dropout-inference");
     const bool hasMode = n.inputs.size() > 2 && n.inputs[2] != kNone;
     bool training = hasMode;
-    if (hasMode && g.value(n.inputs[2]).initializer && !g.value(n.inputs[2]).isGraphInput) {
-        const Tensor& t = *g.value(n.inputs[2]).initializer;
-        training = t.dtype != DataType::Bool || t.byteSize() == 0 || std::to_integer<int>(t.data.bytes()[0]) != 0;
+    if (hasMode) {  // an initializer or a Constant node (torch exports write a Constant false)
+        if (auto t = match::constantOf(g, n.inputs[2]))
+            training = t->dtype != DataType::Bool || t->byteSize() == 0 || std::to_integer<int>(t->data.bytes()[0]) != 0;
     }
     if (n.attrInt("is_test", 1) == 0 && n.attr("is_test")) training = true;  // opset < 7
+    if (training && n.inputs.size() > 1 && n.inputs[1] != kNone) {
+        // A ratio of 0 drops nothing even in training mode (torchvision's Swin exports
+        // attention dropout with training_mode=true and ratio 0).
+        if (auto ratio = pattern::scalarOf(g, n.inputs[1]); ratio && *ratio == 0.0) training = false;
+    }
     if (training) { rw.missed({id}, "not removed: Dropout may run in training mode"); return true; }
     if (!onlyFirstOutputRead(g, n)) { rw.missed({id}, "not removed: the Dropout mask is read"); return true; }
     bypass(rw, id, 0, "dropout-inference", "Dropout is the identity at inference");

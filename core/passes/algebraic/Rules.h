@@ -15,7 +15,7 @@ namespace passlens::passes::algebraic {
 using Revisit = std::vector<ir::NodeId>;
 
 // ---- helpers (Helpers.cpp) --------------------------------------------------------------------
-/// Same element type and the same fully static shape.
+/// Same element type and provably the same shape: dim by dim equal numbers or the same dim_param.
 bool sameStaticType(const ir::Value& a, const ir::Value& b);
 /// True when `v` is a constant whose every element equals `k` (float, double or integer types).
 bool constantAll(const ir::Value& v, double k);

@@ -3,6 +3,7 @@
 // as exporters emit it (Pow(d, 2) or Mul(d, d); one Sub or two; γ·n or n·γ). The traps each get a
 // missed remark: keepdims=0, axes given as an input (opset 18), γ/β of a shape other than
 // X.shape[axis:], and an intermediate value with a reader outside the pattern.
+#include <map>
 #include <algorithm>
 #include <numeric>
 #include <set>
@@ -218,6 +219,7 @@ void FuseLayerNorm::runImpl(PassContext& ctx) const {
     ctx.forEachGraph([&](Rewriter& rw) {
         const Graph& g = rw.graph();
         rw.setRule("layer-norm");
+        std::map<std::vector<int64_t>, ValueId> onesByShape;  // one all-ones scale per shape, shared
         for (NodeId id : std::vector<NodeId>(g.nodeOrder())) {
             if (!g.hasNode(id) || !isOp(g.node(id), "ReduceMean")) continue;
             Matcher matcher(g);
@@ -242,9 +244,15 @@ void FuseLayerNorm::runImpl(PassContext& ctx) const {
             const auto& want = m->normShape;
             ValueId scale = m->gamma, bias = m->beta;
             if (scale == kNone) {
-                int64_t n = checkedElementCount(want, "the LayerNormalization scale");
-                scale = rw.newInitializer(g.node(id).displayName() + ".scale_ones",
-                                          makeTensorOf(DataType::Float, want, std::vector<float>(size_t(n), 1.f)));
+                auto shared = onesByShape.find(want);
+                if (shared != onesByShape.end() && g.hasValue(shared->second)) {
+                    scale = shared->second;
+                } else {
+                    int64_t n = checkedElementCount(want, "the LayerNormalization scale");
+                    scale = rw.newInitializer(g.node(id).displayName() + ".scale_ones",
+                                              makeTensorOf(DataType::Float, want, std::vector<float>(size_t(n), 1.f)));
+                    onesByShape[want] = scale;
+                }
             } else if (auto t = reshaped(*constantOf(g, scale), want)) {
                 scale = rw.newInitializer(g.value(scale).name + "_ln", t);
             }

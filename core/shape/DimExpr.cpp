@@ -1,0 +1,549 @@
+#include "shape/DimExpr.h"
+
+#include <algorithm>
+#include <memory>
+#include <mutex>
+#include <numeric>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+namespace passlens::shape {
+
+enum class Kind { Poly, Symbol, FloorDiv, Mod, Min, Max };
+
+struct Factor {
+    const ExprNode* atom;
+    int exponent;
+};
+
+struct Term {
+    int64_t coef = 0;
+    std::vector<Factor> factors;  ///< sorted by atom order; empty = the constant term
+};
+
+struct ExprNode {
+    Kind kind = Kind::Poly;
+    uint64_t id = 0;
+    std::string name;             ///< Symbol
+    std::vector<Term> terms;      ///< Poly, sorted; empty = 0
+    const ExprNode* a = nullptr;  ///< FloorDiv/Mod/Min/Max operands (always Polys)
+    const ExprNode* b = nullptr;
+};
+
+namespace {
+
+constexpr size_t kMaxTerms = 256;
+
+int64_t addChecked(int64_t x, int64_t y) {
+    int64_t r;
+    if (__builtin_add_overflow(x, y, &r)) throw ExprError("dim arithmetic overflows int64");
+    return r;
+}
+int64_t mulChecked(int64_t x, int64_t y) {
+    int64_t r;
+    if (__builtin_mul_overflow(x, y, &r)) throw ExprError("dim arithmetic overflows int64");
+    return r;
+}
+int64_t floorDivInt(int64_t x, int64_t y) {
+    if (y == 0) throw ExprError("division by zero in a dim expression");
+    if (x == INT64_MIN && y == -1) throw ExprError("dim arithmetic overflows int64");
+    int64_t q = x / y;
+    if ((x % y != 0) && ((x < 0) != (y < 0))) --q;
+    return q;
+}
+int64_t modInt(int64_t x, int64_t y) {
+    if (y == 0) throw ExprError("Mod by zero in a dim expression");
+    if (y == -1) return 0;
+    int64_t r = x % y;
+    if (r != 0 && ((r < 0) != (y < 0))) r += y;
+    return r;
+}
+
+// ---- structural order (deterministic text, independent of creation order) -------------------
+int compareNodes(const ExprNode* x, const ExprNode* y);
+
+int compareTerms(const Term& x, const Term& y) {
+    // Higher degree first, then factors structurally, then coefficient.
+    int dx = 0, dy = 0;
+    for (const auto& f : x.factors) dx += f.exponent;
+    for (const auto& f : y.factors) dy += f.exponent;
+    if (dx != dy) return dx > dy ? -1 : 1;
+    for (size_t i = 0; i < std::min(x.factors.size(), y.factors.size()); ++i) {
+        if (int c = compareNodes(x.factors[i].atom, y.factors[i].atom)) return c;
+        if (x.factors[i].exponent != y.factors[i].exponent) return x.factors[i].exponent > y.factors[i].exponent ? -1 : 1;
+    }
+    if (x.factors.size() != y.factors.size()) return x.factors.size() < y.factors.size() ? -1 : 1;
+    return 0;
+}
+
+int compareNodes(const ExprNode* x, const ExprNode* y) {
+    if (x == y) return 0;
+    if (x->kind != y->kind) return x->kind < y->kind ? -1 : 1;
+    switch (x->kind) {
+    case Kind::Symbol: return x->name.compare(y->name) < 0 ? -1 : 1;
+    case Kind::Poly:
+        for (size_t i = 0; i < std::min(x->terms.size(), y->terms.size()); ++i) {
+            if (int c = compareTerms(x->terms[i], y->terms[i])) return c;
+            if (x->terms[i].coef != y->terms[i].coef) return x->terms[i].coef < y->terms[i].coef ? -1 : 1;
+        }
+        return x->terms.size() < y->terms.size() ? -1 : (x->terms.size() > y->terms.size() ? 1 : 0);
+    default:
+        if (int c = compareNodes(x->a, y->a)) return c;
+        return compareNodes(x->b, y->b);
+    }
+}
+
+// ---- interning ----------------------------------------------------------------------------
+class Table {
+public:
+    const ExprNode* intern(ExprNode&& n) {
+        std::string key = keyOf(n);
+        std::lock_guard lock(mutex_);
+        auto it = nodes_.find(key);
+        if (it != nodes_.end()) return it->second.get();
+        n.id = nodes_.size() + 1;
+        auto owned = std::make_unique<ExprNode>(std::move(n));
+        const ExprNode* p = owned.get();
+        nodes_.emplace(std::move(key), std::move(owned));
+        return p;
+    }
+
+private:
+    static std::string keyOf(const ExprNode& n) {
+        std::string k = std::to_string(static_cast<int>(n.kind)) + ":";
+        switch (n.kind) {
+        case Kind::Symbol: k += n.name; break;
+        case Kind::Poly:
+            for (const auto& t : n.terms) {
+                k += std::to_string(t.coef);
+                for (const auto& f : t.factors) k += "*" + std::to_string(f.atom->id) + "^" + std::to_string(f.exponent);
+                k += "+";
+            }
+            break;
+        default: k += std::to_string(n.a->id) + "," + std::to_string(n.b->id); break;
+        }
+        return k;
+    }
+    std::mutex mutex_;
+    std::unordered_map<std::string, std::unique_ptr<ExprNode>> nodes_;
+};
+
+Table& table() {
+    static Table* t = new Table;  // never destroyed: expressions may be read during static teardown
+    return *t;
+}
+
+const ExprNode* makePoly(std::vector<Term> terms) {
+    for (auto& t : terms)
+        std::sort(t.factors.begin(), t.factors.end(),
+                  [](const Factor& x, const Factor& y) { return compareNodes(x.atom, y.atom) < 0; });
+    // Merge equal factors inside a term (x*x -> x**2).
+    for (auto& t : terms) {
+        std::vector<Factor> merged;
+        for (const auto& f : t.factors) {
+            if (!merged.empty() && merged.back().atom == f.atom) merged.back().exponent += f.exponent;
+            else merged.push_back(f);
+        }
+        t.factors = std::move(merged);
+    }
+    std::sort(terms.begin(), terms.end(), [](const Term& x, const Term& y) { return compareTerms(x, y) < 0; });
+    std::vector<Term> out;
+    for (auto& t : terms) {
+        if (!out.empty() && compareTerms(out.back(), t) == 0) out.back().coef = addChecked(out.back().coef, t.coef);
+        else out.push_back(std::move(t));
+    }
+    std::erase_if(out, [](const Term& t) { return t.coef == 0; });
+    if (out.size() > kMaxTerms) throw ExprError("dim expression too large");
+    ExprNode n;
+    n.kind = Kind::Poly;
+    n.terms = std::move(out);
+    return table().intern(std::move(n));
+}
+
+const ExprNode* makeAtom(Kind kind, const ExprNode* a, const ExprNode* b) {
+    ExprNode n;
+    n.kind = kind;
+    n.a = a;
+    n.b = b;
+    return table().intern(std::move(n));
+}
+
+DimExpr atomExpr(const ExprNode* atom) {
+    Term t;
+    t.coef = 1;
+    t.factors.push_back({atom, 1});
+    return DimExpr(makePoly({t}));
+}
+
+std::optional<int64_t> constOf(const ExprNode* p) {
+    if (p->terms.empty()) return 0;
+    if (p->terms.size() == 1 && p->terms[0].factors.empty()) return p->terms[0].coef;
+    return std::nullopt;
+}
+
+/// The single atom a Poly is exactly (coefficient 1, exponent 1), if it is one.
+const ExprNode* soleAtom(const ExprNode* p) {
+    if (p->terms.size() == 1 && p->terms[0].coef == 1 && p->terms[0].factors.size() == 1 &&
+        p->terms[0].factors[0].exponent == 1)
+        return p->terms[0].factors[0].atom;
+    return nullptr;
+}
+
+DimExpr scaled(const ExprNode* p, int64_t k, bool divide) {
+    std::vector<Term> terms = p->terms;
+    for (auto& t : terms) t.coef = divide ? t.coef / k : mulChecked(t.coef, k);
+    return DimExpr(makePoly(std::move(terms)));
+}
+
+/// a / b when b is one term and divides every term of a exactly (coefficients and factors).
+std::optional<DimExpr> exactMonomialDivide(const ExprNode* a, const ExprNode* b) {
+    if (b->terms.size() != 1 || b->terms[0].coef == 0) return std::nullopt;
+    const Term& d = b->terms[0];
+    std::vector<Term> out;
+    for (const auto& t : a->terms) {
+        if (t.coef % d.coef != 0) return std::nullopt;
+        Term q;
+        q.coef = t.coef / d.coef;
+        q.factors = t.factors;
+        for (const auto& f : d.factors) {
+            auto it = std::find_if(q.factors.begin(), q.factors.end(), [&](const Factor& g) { return g.atom == f.atom; });
+            if (it == q.factors.end() || it->exponent < f.exponent) return std::nullopt;
+            it->exponent -= f.exponent;
+            if (it->exponent == 0) q.factors.erase(it);
+        }
+        out.push_back(std::move(q));
+    }
+    return DimExpr(makePoly(std::move(out)));
+}
+
+int64_t gcdOfCoefs(const ExprNode* p, int64_t k) {
+    int64_t g = k < 0 ? -k : k;
+    for (const auto& t : p->terms) g = std::gcd(g, t.coef < 0 ? -t.coef : t.coef);
+    return g;
+}
+
+std::optional<int64_t> lowerBoundOf(const ExprNode* n);
+
+std::optional<int64_t> atomLowerBound(const ExprNode* n) {
+    switch (n->kind) {
+    case Kind::Symbol: return 1;
+    case Kind::FloorDiv: {
+        auto la = lowerBoundOf(n->a);
+        if (auto k = constOf(n->b); k && *k > 0) return la ? std::optional<int64_t>(floorDivInt(*la, *k)) : std::nullopt;
+        auto lb = lowerBoundOf(n->b);
+        if (la && *la >= 0 && lb && *lb >= 1) return 0;
+        return std::nullopt;
+    }
+    case Kind::Mod: {
+        auto lb = lowerBoundOf(n->b);
+        if (lb && *lb >= 1) return 0;
+        return std::nullopt;
+    }
+    case Kind::Max: {
+        auto la = lowerBoundOf(n->a), lb = lowerBoundOf(n->b);
+        if (la && lb) return std::max(*la, *lb);
+        return la ? la : lb;
+    }
+    case Kind::Min: {
+        auto la = lowerBoundOf(n->a), lb = lowerBoundOf(n->b);
+        if (la && lb) return std::min(*la, *lb);
+        return std::nullopt;
+    }
+    case Kind::Poly: return lowerBoundOf(n);
+    }
+    return std::nullopt;
+}
+
+std::optional<int64_t> lowerBoundOf(const ExprNode* p) {
+    try {
+        int64_t sum = 0;
+        for (const auto& t : p->terms) {
+            if (t.factors.empty()) {
+                sum = addChecked(sum, t.coef);
+                continue;
+            }
+            if (t.coef < 0) return std::nullopt;
+            int64_t prod = t.coef;
+            for (const auto& f : t.factors) {
+                auto lb = atomLowerBound(f.atom);
+                if (!lb || *lb < 0) return std::nullopt;
+                for (int e = 0; e < f.exponent; ++e) prod = mulChecked(prod, *lb);
+            }
+            sum = addChecked(sum, prod);
+        }
+        return sum;
+    } catch (const ExprError&) {
+        return std::nullopt;
+    }
+}
+
+// ---- evaluation and printing -----------------------------------------------------------------
+std::optional<int64_t> eval(const ExprNode* n, const Bindings& b) {
+    switch (n->kind) {
+    case Kind::Symbol: {
+        auto it = b.find(n->name);
+        if (it == b.end()) return std::nullopt;
+        return it->second;
+    }
+    case Kind::Poly: {
+        int64_t sum = 0;
+        for (const auto& t : n->terms) {
+            int64_t prod = t.coef;
+            for (const auto& f : t.factors) {
+                auto v = eval(f.atom, b);
+                if (!v) return std::nullopt;
+                for (int e = 0; e < f.exponent; ++e) prod = mulChecked(prod, *v);
+            }
+            sum = addChecked(sum, prod);
+        }
+        return sum;
+    }
+    default: {
+        auto x = eval(n->a, b), y = eval(n->b, b);
+        if (!x || !y) return std::nullopt;
+        switch (n->kind) {
+        case Kind::FloorDiv: return floorDivInt(*x, *y);
+        case Kind::Mod: return modInt(*x, *y);
+        case Kind::Min: return std::min(*x, *y);
+        default: return std::max(*x, *y);
+        }
+    }
+    }
+}
+
+std::string polyText(const ExprNode* p);
+
+std::string atomText(const ExprNode* n) {
+    auto operand = [](const ExprNode* q, bool divisor) {
+        std::string s = polyText(q);
+        bool simple = q->terms.size() <= 1;
+        if (divisor && !constOf(q) && !soleAtom(q)) simple = false;
+        if (divisor && constOf(q) && *constOf(q) < 0) simple = false;
+        return simple ? s : "(" + s + ")";
+    };
+    switch (n->kind) {
+    case Kind::Symbol: return n->name;
+    case Kind::FloorDiv: return "floor(" + operand(n->a, false) + "/" + operand(n->b, true) + ")";
+    case Kind::Mod: return "Mod(" + polyText(n->a) + ", " + polyText(n->b) + ")";
+    case Kind::Min:
+    case Kind::Max: {
+        // Nested to the right in canonical form; printed flat like sympy: Max(a, b, c).
+        std::string s = n->kind == Kind::Max ? "Max(" : "Min(";
+        const ExprNode* cur = n;
+        for (;;) {
+            s += polyText(cur->a) + ", ";
+            const ExprNode* next = soleAtom(cur->b);
+            if (!next || next->kind != n->kind) break;
+            cur = next;
+        }
+        return s + polyText(cur->b) + ")";
+    }
+    case Kind::Poly: return polyText(n);
+    }
+    return "?";
+}
+
+std::string termText(const Term& t, bool absolute) {
+    int64_t c = absolute && t.coef < 0 ? -t.coef : t.coef;  // INT64_MIN cannot occur with a sign flip printed
+    std::string s;
+    if (t.factors.empty()) return std::to_string(c);
+    if (c == -1) s = "-";
+    else if (c != 1) s = std::to_string(c) + "*";
+    for (size_t i = 0; i < t.factors.size(); ++i) {
+        if (i) s += "*";
+        s += atomText(t.factors[i].atom);
+        if (t.factors[i].exponent != 1) s += "**" + std::to_string(t.factors[i].exponent);
+    }
+    return s;
+}
+
+std::string polyText(const ExprNode* p) {
+    if (p->terms.empty()) return "0";
+    std::string s = termText(p->terms[0], false);
+    for (size_t i = 1; i < p->terms.size(); ++i) {
+        const Term& t = p->terms[i];
+        s += t.coef < 0 ? " - " : " + ";
+        s += termText(t, true);
+    }
+    return s;
+}
+
+void collect(const ExprNode* n, std::set<std::string>& out) {
+    switch (n->kind) {
+    case Kind::Symbol: out.insert(n->name); return;
+    case Kind::Poly:
+        for (const auto& t : n->terms)
+            for (const auto& f : t.factors) collect(f.atom, out);
+        return;
+    default: collect(n->a, out); collect(n->b, out); return;
+    }
+}
+
+}  // namespace
+
+// ---- DimExpr -------------------------------------------------------------------------------
+DimExpr::DimExpr() : node_(makePoly({})) {}
+
+DimExpr DimExpr::constant(int64_t v) {
+    Term t;
+    t.coef = v;
+    return DimExpr(makePoly({t}));
+}
+
+DimExpr DimExpr::symbol(std::string_view name) {
+    ExprNode n;
+    n.kind = Kind::Symbol;
+    n.name = std::string(name);
+    return atomExpr(table().intern(std::move(n)));
+}
+
+bool DimExpr::isConstant() const { return constOf(node_).has_value(); }
+std::optional<int64_t> DimExpr::constantValue() const { return constOf(node_); }
+std::optional<std::string> DimExpr::symbolName() const {
+    const ExprNode* a = soleAtom(node_);
+    if (a && a->kind == Kind::Symbol) return a->name;
+    return std::nullopt;
+}
+uint64_t DimExpr::id() const { return node_->id; }
+
+std::optional<int64_t> DimExpr::evaluate(const Bindings& b) const {
+    try {
+        return eval(node_, b);
+    } catch (const ExprError&) {
+        return std::nullopt;
+    }
+}
+std::optional<int64_t> DimExpr::lowerBound() const { return lowerBoundOf(node_); }
+void DimExpr::collectSymbols(std::set<std::string>& out) const { collect(node_, out); }
+std::string DimExpr::toString() const { return polyText(node_); }
+
+DimExpr operator+(const DimExpr& a, const DimExpr& b) {
+    std::vector<Term> terms = a.node()->terms;
+    terms.insert(terms.end(), b.node()->terms.begin(), b.node()->terms.end());
+    return DimExpr(makePoly(std::move(terms)));
+}
+DimExpr operator-(const DimExpr& a) { return scaled(a.node(), -1, false); }
+DimExpr operator-(const DimExpr& a, const DimExpr& b) { return a + (-b); }
+DimExpr operator*(const DimExpr& a, const DimExpr& b) {
+    if (a.node()->terms.size() * b.node()->terms.size() > kMaxTerms) throw ExprError("dim expression too large");
+    std::vector<Term> terms;
+    for (const auto& x : a.node()->terms)
+        for (const auto& y : b.node()->terms) {
+            Term t;
+            t.coef = mulChecked(x.coef, y.coef);
+            t.factors = x.factors;
+            t.factors.insert(t.factors.end(), y.factors.begin(), y.factors.end());
+            terms.push_back(std::move(t));
+        }
+    return DimExpr(makePoly(std::move(terms)));
+}
+
+DimExpr floorDiv(const DimExpr& a, const DimExpr& b) {
+    const ExprNode* pa = a.node();
+    if (auto k = b.constantValue()) {
+        if (*k == 0) throw ExprError("division by zero in a dim expression");
+        if (*k < 0) return floorDiv(-a, DimExpr::constant(*k == INT64_MIN ? throw ExprError("overflow") : -*k));
+        if (*k == 1) return a;
+        if (auto c = constOf(pa)) return DimExpr::constant(floorDivInt(*c, *k));
+        // floor((k*Q + R)/k) = Q + floor(R/k) for integer-valued Q.
+        std::vector<Term> q, r;
+        for (const auto& t : pa->terms) {
+            if (t.coef / *k != 0) q.push_back({t.coef / *k, t.factors});
+            if (t.coef % *k != 0) r.push_back({t.coef % *k, t.factors});
+        }
+        DimExpr quotient(makePoly(std::move(q)));
+        const ExprNode* rest = makePoly(std::move(r));
+        if (auto c = constOf(rest)) return quotient + DimExpr::constant(floorDivInt(*c, *k));
+        // floor(g*X / (g*m)) = floor(X/m) for g > 0.
+        int64_t g = gcdOfCoefs(rest, *k);
+        int64_t m = *k / g;
+        if (g > 1) rest = scaled(rest, g, true).node();
+        // floor(floor(X/p)/m) = floor(X/(p*m)) for positive p, m.
+        if (const ExprNode* inner = soleAtom(rest); inner && inner->kind == Kind::FloorDiv)
+            if (auto p = constOf(inner->b); p && *p > 0)
+                return quotient + floorDiv(DimExpr(inner->a), DimExpr::constant(mulChecked(*p, m)));
+        return quotient + atomExpr(makeAtom(Kind::FloorDiv, rest, DimExpr::constant(m).node()));
+    }
+    if (a == b) return DimExpr::constant(1);
+    if (a.isConstant() && *a.constantValue() == 0) return a;
+    if (auto exact = exactMonomialDivide(pa, b.node())) return *exact;
+    return atomExpr(makeAtom(Kind::FloorDiv, pa, b.node()));
+}
+
+DimExpr mod(const DimExpr& a, const DimExpr& b) {
+    const ExprNode* pa = a.node();
+    if (auto k = b.constantValue()) {
+        if (*k == 0) throw ExprError("Mod by zero in a dim expression");
+        if (*k < 0) return -mod(-a, DimExpr::constant(*k == INT64_MIN ? throw ExprError("overflow") : -*k));
+        if (*k == 1) return DimExpr();
+        if (auto c = constOf(pa)) return DimExpr::constant(modInt(*c, *k));
+        // Mod(k*Q + R, k) = Mod(R, k): coefficients reduced to (-k/2, k/2], the constant to [0, k).
+        std::vector<Term> r;
+        for (const auto& t : pa->terms) {
+            int64_t c = modInt(t.coef, *k);
+            if (!t.factors.empty() && c > *k / 2) c -= *k;
+            if (c != 0) r.push_back({c, t.factors});
+        }
+        const ExprNode* rest = makePoly(std::move(r));
+        if (auto c = constOf(rest)) return DimExpr::constant(modInt(*c, *k));
+        // Mod(g*X, g*m) = g*Mod(X, m) for g > 0.
+        int64_t g = gcdOfCoefs(rest, *k);
+        if (g > 1) return DimExpr::constant(g) * mod(scaled(rest, g, true), DimExpr::constant(*k / g));
+        // Mod(Mod(X, p), k) = Mod(X, k) when k divides p.
+        if (const ExprNode* inner = soleAtom(rest); inner && inner->kind == Kind::Mod)
+            if (auto p = constOf(inner->b); p && *p > 0 && *p % *k == 0) return mod(DimExpr(inner->a), b);
+        return atomExpr(makeAtom(Kind::Mod, rest, b.node()));
+    }
+    if (a == b || (a.isConstant() && *a.constantValue() == 0)) return DimExpr();
+    if (exactMonomialDivide(pa, b.node())) return DimExpr();
+    return atomExpr(makeAtom(Kind::Mod, pa, b.node()));
+}
+
+/// The arguments of a chain of the same Min/Max atom: Max(a, Max(b, c)) -> {a, b, c}.
+static void flattenMinMax(const ExprNode* p, Kind kind, std::vector<const ExprNode*>& out) {
+    const ExprNode* atom = soleAtom(p);
+    if (atom && atom->kind == kind) {
+        flattenMinMax(atom->a, kind, out);
+        flattenMinMax(atom->b, kind, out);
+    } else if (std::find(out.begin(), out.end(), p) == out.end()) {
+        out.push_back(p);
+    }
+}
+
+static DimExpr minMax(const DimExpr& a, const DimExpr& b, bool isMax) {
+    if (a == b) return a;
+    if (auto x = a.constantValue())
+        if (auto y = b.constantValue()) return DimExpr::constant(isMax ? std::max(*x, *y) : std::min(*x, *y));
+    if (auto d = (a - b).lowerBound(); d && *d >= 0) return isMax ? a : b;
+    if (auto d = (b - a).lowerBound(); d && *d >= 0) return isMax ? b : a;
+    // n-ary canonical form: the distinct arguments, none dominated by another, sorted, nested to
+    // the right, so Max(a, Max(a, b)) = Max(a, b) and the order of building does not matter.
+    Kind kind = isMax ? Kind::Max : Kind::Min;
+    std::vector<const ExprNode*> args;
+    flattenMinMax(a.node(), kind, args);
+    flattenMinMax(b.node(), kind, args);
+    std::vector<const ExprNode*> kept;
+    for (const ExprNode* p : args) {
+        bool dominated = false;
+        for (const ExprNode* q : args) {
+            if (q == p) continue;
+            DimExpr diff = isMax ? DimExpr(q) - DimExpr(p) : DimExpr(p) - DimExpr(q);
+            if (auto d = diff.lowerBound(); d && *d >= 0) {
+                // q makes p irrelevant; of two proven equal, keep the first in structural order.
+                auto back = (isMax ? DimExpr(p) - DimExpr(q) : DimExpr(q) - DimExpr(p)).lowerBound();
+                if (!(back && *back >= 0) || compareNodes(q, p) < 0) { dominated = true; break; }
+            }
+        }
+        if (!dominated) kept.push_back(p);
+    }
+    std::sort(kept.begin(), kept.end(), [](const ExprNode* x, const ExprNode* y) { return compareNodes(x, y) < 0; });
+    if (kept.size() == 1) return DimExpr(kept[0]);
+    const ExprNode* acc = kept.back();
+    for (size_t i = kept.size() - 1; i-- > 0;) acc = atomExpr(makeAtom(kind, kept[i], acc)).node();
+    return DimExpr(acc);
+}
+DimExpr min(const DimExpr& a, const DimExpr& b) { return minMax(a, b, false); }
+DimExpr max(const DimExpr& a, const DimExpr& b) { return minMax(a, b, true); }
+
+}  // namespace passlens::shape

@@ -1,0 +1,87 @@
+#pragma once
+// Symbolic tensor dimensions: integer polynomials over named symbols with opaque floor-division,
+// Mod, Min and Max atoms. Expressions are hash-consed in canonical form (monomials sorted, like
+// terms merged, integer coefficients), so two expressions built the same way, or simplified to
+// the same form, are the same object and compare with ==. Symbols stand for integers >= 1 (a dim
+// that is a name); every simplification holds for every such binding, never only "usually"
+// (floor(8*h/8) = h, but floor(h/8)*8 stays as it is).
+//
+// The text form is ONNX Runtime's symbolic_shape_infer.py spelling (sympy's str): "2*seq",
+// "floor(height/32)", "Max(a, b)", "Mod(w, 7)", "h*w + 1"; parseDimExpr reads it back, so dim_param
+// strings written by PassLens or by ONNX Runtime round-trip.
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <set>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+
+namespace passlens::shape {
+
+struct ExprNode;
+
+/// Thrown when an operation has no integer result: coefficient overflow, division or Mod by zero,
+/// or an expression grown past its size limit. Callers turn it into "unknown dim".
+struct ExprError : std::runtime_error {
+    using std::runtime_error::runtime_error;
+};
+
+using Bindings = std::map<std::string, int64_t, std::less<>>;
+
+class DimExpr {
+public:
+    DimExpr();  ///< the constant 0
+    static DimExpr constant(int64_t v);
+    static DimExpr symbol(std::string_view name);
+
+    bool isConstant() const;
+    std::optional<int64_t> constantValue() const;
+    /// The name when this expression is exactly one symbol.
+    std::optional<std::string> symbolName() const;
+
+    /// Value at a binding of the symbols; nullopt when a symbol is unbound, a division is by zero
+    /// or the arithmetic overflows.
+    std::optional<int64_t> evaluate(const Bindings& b) const;
+    /// A proven lower bound over all bindings with symbols >= 1, when one is found.
+    std::optional<int64_t> lowerBound() const;
+    void collectSymbols(std::set<std::string>& out) const;
+    std::string toString() const;
+
+    /// Hash-consing id: equal ids mean the same canonical expression.
+    uint64_t id() const;
+    bool operator==(const DimExpr& o) const { return node_ == o.node_; }
+    bool operator!=(const DimExpr& o) const { return node_ != o.node_; }
+
+    friend DimExpr operator+(const DimExpr& a, const DimExpr& b);
+    friend DimExpr operator-(const DimExpr& a, const DimExpr& b);
+    friend DimExpr operator*(const DimExpr& a, const DimExpr& b);
+    friend DimExpr operator-(const DimExpr& a);
+
+    const ExprNode* node() const { return node_; }
+    explicit DimExpr(const ExprNode* n) : node_(n) {}
+
+private:
+    const ExprNode* node_;
+};
+
+/// floor(a / b); throws ExprError when b is the constant 0.
+DimExpr floorDiv(const DimExpr& a, const DimExpr& b);
+/// a - b*floor(a/b) (the sign of b, like Python's % and ONNX Mod with fmod=0).
+DimExpr mod(const DimExpr& a, const DimExpr& b);
+DimExpr min(const DimExpr& a, const DimExpr& b);
+DimExpr max(const DimExpr& a, const DimExpr& b);
+
+/// Parses the spelling toString() writes (and sympy's: "ceil(x/2)", "x//2", "x**2" too).
+/// nullopt on a syntax error.
+std::optional<DimExpr> parseDimExpr(std::string_view text);
+/// A dim_param as an expression: a plain name is a symbol; text that looks like an expression
+/// (has a space, '(', '*' or '/') is parsed, and falls back to one symbol named by the whole text.
+DimExpr dimFromParam(std::string_view param);
+
+}  // namespace passlens::shape
+
+template <>
+struct std::hash<passlens::shape::DimExpr> {
+    size_t operator()(const passlens::shape::DimExpr& e) const noexcept { return std::hash<uint64_t>()(e.id()); }
+};

@@ -1,0 +1,252 @@
+// The dim expression algebra of core/shape: canonical forms, the spelling ONNX Runtime's
+// symbolic_shape_infer.py writes, parsing it back, and a random-expression property test that
+// simplification never changes a value.
+#include <gtest/gtest.h>
+
+#include <functional>
+#include <memory>
+#include <random>
+
+#include "shape/DimExpr.h"
+
+using namespace passlens::shape;
+
+namespace passlens::shape {
+void PrintTo(const DimExpr& e, std::ostream* os) { *os << e.toString(); }
+}  // namespace passlens::shape
+
+namespace {
+DimExpr sym(const char* n) { return DimExpr::symbol(n); }
+DimExpr k(int64_t v) { return DimExpr::constant(v); }
+}  // namespace
+
+TEST(ShapeExpr, SpellsLikeSympy) {
+    DimExpr seq = sym("seq"), h = sym("height"), a = sym("a"), b = sym("b"), w = sym("w");
+    EXPECT_EQ((k(2) * seq).toString(), "2*seq");
+    EXPECT_EQ(floorDiv(h, k(32)).toString(), "floor(height/32)");
+    EXPECT_EQ(max(a, b).toString(), "Max(a, b)");
+    EXPECT_EQ(max(b, a).toString(), "Max(a, b)");
+    EXPECT_EQ(mod(w, k(7)).toString(), "Mod(w, 7)");
+    EXPECT_EQ((a * b + k(1)).toString(), "a*b + 1");
+    EXPECT_EQ((k(1) - a).toString(), "-a + 1");
+    EXPECT_EQ((a * a * k(3) - b).toString(), "3*a**2 - b");
+    EXPECT_EQ(floorDiv(h + k(7), k(8)).toString(), "floor((height + 7)/8)");
+    EXPECT_EQ(floorDiv(a, b * k(2)).toString(), "floor(a/(2*b))");
+    EXPECT_EQ(mod(k(8) - mod(h, k(8)), k(8)).toString(), "Mod(-Mod(height, 8), 8)");
+    EXPECT_EQ((floorDiv(h - k(1), k(2)) + k(1)).toString(), "floor((height - 1)/2) + 1");
+    EXPECT_EQ(DimExpr().toString(), "0");
+    EXPECT_EQ(k(-5).toString(), "-5");
+}
+
+TEST(ShapeExpr, CanonicalFormsAreTheSameObject) {
+    DimExpr a = sym("a"), b = sym("b");
+    EXPECT_EQ((a + b) * (a - b), a * a - b * b);
+    EXPECT_EQ(a * b, b * a);
+    EXPECT_EQ(a + a, k(2) * a);
+    EXPECT_EQ(a - a, DimExpr());
+    EXPECT_EQ((a + b).id(), (b + a).id());
+    EXPECT_EQ(min(a, b), min(b, a));
+    EXPECT_NE(a, b);
+    EXPECT_NE(min(a, b), max(a, b));
+}
+
+TEST(ShapeExpr, SimplifiesOnlyWhatHoldsForEveryBinding) {
+    DimExpr h = sym("h"), w = sym("w");
+    EXPECT_EQ(floorDiv(k(8) * h, k(8)), h);
+    EXPECT_EQ(floorDiv(h, k(1)), h);
+    EXPECT_EQ(mod(k(8) * h, k(8)), DimExpr());
+    EXPECT_EQ(max(h, h), h);
+    EXPECT_EQ(max(h, k(1)), h);   // symbols are >= 1
+    EXPECT_EQ(min(h, k(0)), k(0));
+    EXPECT_EQ(floorDiv(k(8) * h + k(3), k(8)), h);
+    EXPECT_EQ(mod(k(8) * h + k(3), k(8)), k(3));
+    EXPECT_EQ(floorDiv(h * w, h), w);
+    EXPECT_EQ(floorDiv(k(2) * h + k(4), k(4)), floorDiv(h, k(2)) + k(1));
+    EXPECT_EQ(floorDiv(floorDiv(h, k(2)), k(4)), floorDiv(h, k(8)));
+    // Never: floor(h/8)*8 = h, or Mod(h, 8) = h.
+    EXPECT_NE(floorDiv(h, k(8)) * k(8), h);
+    EXPECT_NE(mod(h, k(8)), h);
+    EXPECT_NE(max(h, k(2)), h);
+    // Constant folding follows floor division and Python's Mod.
+    EXPECT_EQ(floorDiv(k(-7), k(2)), k(-4));
+    EXPECT_EQ(mod(k(-7), k(3)), k(2));
+    EXPECT_EQ(mod(k(7), k(-3)), k(-2));
+    EXPECT_THROW(floorDiv(h, k(0)), ExprError);
+    EXPECT_THROW(k(INT64_MAX) + k(1), ExprError);
+}
+
+TEST(ShapeExpr, EvaluatesAtBindings) {
+    DimExpr h = sym("h"), w = sym("w");
+    DimExpr pad = mod(k(8) - mod(h, k(8)), k(8));
+    EXPECT_EQ(pad.evaluate({{"h", 13}}), 3);
+    EXPECT_EQ(pad.evaluate({{"h", 16}}), 0);
+    EXPECT_EQ(floorDiv(h + pad, k(8)).evaluate({{"h", 13}}), 2);
+    EXPECT_EQ((h * w).evaluate({{"h", 3}}), std::nullopt);  // w unbound
+    EXPECT_EQ(floorDiv(h, w).evaluate({{"h", 3}, {"w", 0}}), std::nullopt);
+    std::set<std::string> syms;
+    (floorDiv(h, w) + k(1)).collectSymbols(syms);
+    EXPECT_EQ(syms, (std::set<std::string>{"h", "w"}));
+}
+
+TEST(ShapeExpr, ParsesWhatOnnxRuntimeAndPassLensWrite) {
+    auto p = [](const char* s) { return parseDimExpr(s); };
+    EXPECT_EQ(p("2*seq"), k(2) * sym("seq"));
+    EXPECT_EQ(p("floor(height/32)"), floorDiv(sym("height"), k(32)));
+    EXPECT_EQ(p("Max(a, b)"), max(sym("a"), sym("b")));
+    EXPECT_EQ(p("Mod(w, 7)"), mod(sym("w"), k(7)));
+    EXPECT_EQ(p("seq + 1"), sym("seq") + k(1));
+    EXPECT_EQ(p("8 - h"), k(8) - sym("h"));
+    EXPECT_EQ(p("h**2"), sym("h") * sym("h"));
+    EXPECT_EQ(p("h//4"), floorDiv(sym("h"), k(4)));
+    EXPECT_EQ(p("Min(a, b, 3)"), min(min(sym("a"), sym("b")), k(3)));
+    EXPECT_EQ(p("ceil(h/2)")->evaluate({{"h", 7}}), 4);
+    EXPECT_EQ(p("ceil(3*h/4)")->evaluate({{"h", 3}}), 3);
+    EXPECT_EQ(p("floor((h - 1)/2) + 1")->evaluate({{"h", 224}}), 112);
+    EXPECT_FALSE(p("2*"));
+    EXPECT_FALSE(p("Mod(a)"));
+    EXPECT_FALSE(p("a + (b"));
+    EXPECT_FALSE(p("sqrt(a)"));
+    // dim_params: plain names stay names, even with characters an expression would use.
+    EXPECT_EQ(dimFromParam("batch"), sym("batch"));
+    EXPECT_EQ(dimFromParam("batch-size"), sym("batch-size"));
+    EXPECT_EQ(dimFromParam("unk__12"), sym("unk__12"));
+    EXPECT_EQ(dimFromParam("2*seq"), k(2) * sym("seq"));
+    EXPECT_EQ(dimFromParam("floor(h/2) + 1"), floorDiv(sym("h"), k(2)) + k(1));
+    EXPECT_EQ(dimFromParam("Dynamic dim (not an expression)"), sym("Dynamic dim (not an expression)"));
+}
+
+// ---- property test: random trees, simplified vs evaluated directly -----------------------------
+namespace {
+
+struct Tree {
+    enum Op { Const, Sym, Add, Sub, Mul, Neg, Div, Mod, Min, Max } op = Const;
+    int64_t value = 0;
+    std::string name;
+    std::unique_ptr<Tree> l, r;
+};
+
+std::unique_ptr<Tree> randomTree(std::mt19937_64& rng, int depth) {
+    auto t = std::make_unique<Tree>();
+    std::uniform_int_distribution<int> pick(0, depth <= 0 ? 1 : 9);
+    t->op = static_cast<Tree::Op>(pick(rng));
+    if (t->op == Tree::Const) t->value = std::uniform_int_distribution<int64_t>(-12, 12)(rng);
+    else if (t->op == Tree::Sym) t->name = std::string(1, static_cast<char>('a' + std::uniform_int_distribution<int>(0, 2)(rng)));
+    else {
+        t->l = randomTree(rng, depth - 1);
+        if (t->op != Tree::Neg) {
+            // Divisors: mostly small non-zero constants (the common case), sometimes a subtree.
+            bool constDivisor = (t->op == Tree::Div || t->op == Tree::Mod) && std::uniform_int_distribution<int>(0, 3)(rng) != 0;
+            if (constDivisor) {
+                t->r = std::make_unique<Tree>();
+                int64_t v = 0;
+                while (v == 0) v = std::uniform_int_distribution<int64_t>(-9, 9)(rng);
+                t->r->value = v;
+            } else {
+                t->r = randomTree(rng, depth - 1);
+            }
+        }
+    }
+    return t;
+}
+
+int64_t floorDivRef(int64_t a, int64_t b) {
+    int64_t q = a / b;
+    return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
+}
+
+/// Direct evaluation with the documented semantics; nullopt on division by zero.
+std::optional<int64_t> direct(const Tree& t, const Bindings& b) {
+    switch (t.op) {
+    case Tree::Const: return t.value;
+    case Tree::Sym: return b.at(t.name);
+    case Tree::Neg: { auto x = direct(*t.l, b); return x ? std::optional<int64_t>(-*x) : std::nullopt; }
+    default: break;
+    }
+    auto x = direct(*t.l, b), y = direct(*t.r, b);
+    if (!x || !y) return std::nullopt;
+    switch (t.op) {
+    case Tree::Add: return *x + *y;
+    case Tree::Sub: return *x - *y;
+    case Tree::Mul: return *x * *y;
+    case Tree::Div: if (*y == 0) return std::nullopt; return floorDivRef(*x, *y);
+    case Tree::Mod: if (*y == 0) return std::nullopt; return *x - *y * floorDivRef(*x, *y);
+    case Tree::Min: return std::min(*x, *y);
+    case Tree::Max: return std::max(*x, *y);
+    default: return std::nullopt;
+    }
+}
+
+DimExpr build(const Tree& t) {
+    switch (t.op) {
+    case Tree::Const: return DimExpr::constant(t.value);
+    case Tree::Sym: return DimExpr::symbol(t.name);
+    case Tree::Add: return build(*t.l) + build(*t.r);
+    case Tree::Sub: return build(*t.l) - build(*t.r);
+    case Tree::Mul: return build(*t.l) * build(*t.r);
+    case Tree::Neg: return -build(*t.l);
+    case Tree::Div: return floorDiv(build(*t.l), build(*t.r));
+    case Tree::Mod: return mod(build(*t.l), build(*t.r));
+    case Tree::Min: return min(build(*t.l), build(*t.r));
+    case Tree::Max: return max(build(*t.l), build(*t.r));
+    }
+    return {};
+}
+
+std::string show(const Tree& t) {
+    switch (t.op) {
+    case Tree::Const: return std::to_string(t.value);
+    case Tree::Sym: return t.name;
+    case Tree::Neg: return "-(" + show(*t.l) + ")";
+    default: break;
+    }
+    static const char* names[] = {"", "", "+", "-", "*", "", "div", "mod", "min", "max"};
+    return std::string(names[t.op]) + "(" + show(*t.l) + ", " + show(*t.r) + ")";
+}
+
+}  // namespace
+
+TEST(ShapeExpr, SimplificationNeverChangesAValue) {
+    std::mt19937_64 rng(20261126);
+    size_t built = 0, compared = 0, simplifiedAway = 0;
+    for (int i = 0; i < 4000; ++i) {
+        auto tree = randomTree(rng, 4);
+        DimExpr e;
+        try {
+            e = build(*tree);
+        } catch (const ExprError&) {
+            continue;  // a symbolic divisor simplified to the constant 0
+        }
+        ++built;
+        // Printing and parsing back gives the same canonical object.
+        auto reparsed = parseDimExpr(e.toString());
+        ASSERT_TRUE(reparsed) << e.toString();
+        ASSERT_EQ(*reparsed, e) << show(*tree) << "\n  printed " << e.toString() << "\n  reparsed " << reparsed->toString();
+        for (int j = 0; j < 12; ++j) {
+            Bindings b;
+            for (const char* s : {"a", "b", "c"}) b[s] = std::uniform_int_distribution<int64_t>(1, 40)(rng);
+            auto want = direct(*tree, b);
+            if (!want) continue;  // undefined at this binding (division by zero inside)
+            auto got = e.evaluate(b);
+            ++compared;
+            ASSERT_EQ(got, want) << show(*tree) << "\n  simplified to " << e.toString() << "\n  a=" << b["a"]
+                                 << " b=" << b["b"] << " c=" << b["c"];
+            if (auto lb = e.lowerBound()) {
+                ASSERT_LE(*lb, *want) << e.toString();
+            }
+        }
+        if (e.isConstant() && tree->op != Tree::Const) ++simplifiedAway;
+    }
+    EXPECT_GT(built, 3500u);
+    EXPECT_GT(compared, 30000u);
+    EXPECT_GT(simplifiedAway, 100u);  // the simplifier does real work on these trees
+}
+
+TEST(ShapeExpr, MinMaxAreNaryAndAbsorbRepeats) {
+    DimExpr a = sym("a"), b = sym("b"), c = sym("c");
+    EXPECT_EQ(max(a, max(a, b)), max(a, b));
+    EXPECT_EQ(max(max(c, a), b), max(a, max(b, c)));
+    EXPECT_EQ(max(max(c, a), b).toString(), "Max(a, b, c)");
+    EXPECT_EQ(min(b, min(a, b)).toString(), "Min(a, b)");
+    EXPECT_EQ(max(max(a, b), a + k(1)), max(a + k(1), b));  // a + 1 makes a irrelevant
+    EXPECT_EQ(parseDimExpr("Max(c, b, a)"), max(a, max(b, c)));
+}

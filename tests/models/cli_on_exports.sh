@@ -1,0 +1,72 @@
+#!/bin/sh
+# Every passlens-cli command on the committed PyTorch exports rewritten to opsets 18–23
+# (tests/models/*_opset*.onnx): info, optimize at every level with --verify (the interpreter checks
+# each pass), the optimized model equal to the opset-17 original in ONNX Runtime, explain, memplan,
+# domtree, render and diff; `grad` on the CNNs. Prints one line per failure and exits 1 if any.
+#   tests/models/cli_on_exports.sh PASSLENS_CLI FIXTURES_DIR WORK_DIR
+set -u
+cli=$1 fixtures=$2 work=$3
+here=$(cd "$(dirname "$0")" && pwd)
+mkdir -p "$work"
+failures=0 checked=0 ort_skipped=0
+
+fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
+
+run() {  # run LABEL CMD... : the command must exit 0 (or 1 for diff: "the models differ")
+  label=$1; shift
+  "$@" >"$work/last.out" 2>"$work/last.err"
+  rc=$?
+  case "$rc:$label" in
+    0:*|"1:"*" diff") return 0 ;;
+  esac
+  fail "$label: exit $rc — $(head -c 400 "$work/last.err")"
+  return 1
+}
+
+for model in "$fixtures"/*_opset1[89].onnx "$fixtures"/*_opset2[0-3].onnx "$fixtures"/*_opset2[0-3]_handgelu.onnx; do
+  [ -f "$model" ] || continue
+  name=$(basename "$model" .onnx)
+  original="$fixtures/$(echo "$name" | sed 's/_opset[0-9]*\(_handgelu\)\{0,1\}$//').onnx"
+  checked=$((checked + 1))
+  run "$name info" "$cli" info "$model" || continue
+  for level in basic extended all; do
+    out="$work/$name.$level.onnx"
+    run "$name optimize --level $level" "$cli" optimize "$model" -o "$out" --level "$level" --verify || continue
+    # The model's opset is never lowered.
+    opset_in=$("$cli" info "$model" --json | sed -n 's/.*"ai.onnx": *\([0-9]*\).*/\1/p' | head -n1)
+    opset_out=$("$cli" info "$out" --json | sed -n 's/.*"ai.onnx": *\([0-9]*\).*/\1/p' | head -n1)
+    [ "$opset_in" = "$opset_out" ] || fail "$name $level: opset $opset_in became $opset_out"
+    # Attention at opset 23: group-attention (all) makes standard Attention nodes of it.
+    case "$name:$level" in vit_tiny_static_opset23:all|transformer_encoder_static_opset23:all)
+      attn=$("$cli" info "$out" --json | sed -n 's/.*"Attention": *\([0-9]*\).*/\1/p' | head -n1)
+      [ "${attn:-0}" -gt 0 ] || fail "$name all: expected standard Attention nodes, got ${attn:-0}" ;;
+    esac
+    # GELU written out at opset 20+: fuse-gelu (extended) makes Gelu nodes of it.
+    case $name in *_handgelu)
+      if [ "$level" != basic ]; then
+        gelus=$("$cli" info "$out" --json | sed -n 's/.*"Gelu": *\([0-9]*\).*/\1/p')
+        erfs=$("$cli" info "$out" --json | sed -n 's/.*"Erf": *\([0-9]*\).*/\1/p')
+        [ "${gelus:-0}" -gt 0 ] && [ -z "$erfs" ] || fail "$name $level: expected Gelu nodes and no Erf, got Gelu=${gelus:-0} Erf=${erfs:-0}"
+      fi ;;
+    esac
+    if [ -f "$original" ]; then
+      sh "$here/../ort/ort_compare.sh" "$original" "$out" --rtol 1e-3 --atol 1e-4 >"$work/ort.out" 2>&1
+      rc=$?
+      if [ $rc = 3 ]; then ort_skipped=$((ort_skipped + 1));
+      elif [ $rc != 0 ]; then fail "$name $level: ONNX Runtime outputs differ from the opset-17 export: $(tail -n 3 "$work/ort.out")"; fi
+    fi
+  done
+  run "$name explain" "$cli" explain "$model" --json
+  run "$name memplan" "$cli" memplan "$model" --json
+  run "$name domtree" "$cli" domtree "$model" --format text
+  run "$name render" "$cli" render "$model" -o "$work/$name.svg"
+  [ -f "$original" ] && run "$name diff" "$cli" diff "$original" "$model" --json
+  case $name in
+    resnet*|mobilenet*|efficientnet*|convnext*)
+      run "$name grad" "$cli" grad "$model" -o "$work/$name.train.onnx" --loss mse ;;
+  esac
+done
+
+[ $checked -gt 0 ] || { echo "no *_opsetNN.onnx fixtures in $fixtures"; exit 1; }
+echo "cli_on_exports: $checked models, $failures failures, ONNX Runtime comparisons skipped: $ort_skipped"
+[ $failures = 0 ]
