@@ -208,8 +208,8 @@ ValueId GradContext::unsqueeze(ValueId x, const std::vector<int64_t>& axes) {
     return op("Unsqueeze", {x}, {Attribute::makeInts("axes", axes)});
 }
 
-std::optional<std::vector<int64_t>> GradContext::constantInts(ValueId v) const {
-    if (v == kNone) return std::nullopt;
+TensorPtr GradContext::constantTensor(ValueId v) const {
+    if (v == kNone) return nullptr;
     const Value& val = graph().value(v);
     TensorPtr t = val.initializer;
     if (!t && val.producer != kNone) {
@@ -217,6 +217,11 @@ std::optional<std::vector<int64_t>> GradContext::constantInts(ValueId v) const {
         if (p.opType == "Constant" && canonicalDomain(p.domain).empty())
             if (const Attribute* a = p.attr("value"); a && a->t) t = a->t;
     }
+    return t;
+}
+
+std::optional<std::vector<int64_t>> GradContext::constantInts(ValueId v) const {
+    const TensorPtr t = constantTensor(v);
     if (!t) return std::nullopt;
     std::vector<int64_t> out;
     if (t->dtype == DataType::Int64) for (int64_t i = 0; i < t->elementCount(); ++i) out.push_back(t->as<int64_t>()[i]);

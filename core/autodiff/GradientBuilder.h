@@ -82,6 +82,8 @@ public:
     /// Sums a gradient of dims `gradDims` back to `operand`'s shape (leading and broadcast axes).
     ir::ValueId sumTo(ir::ValueId grad, const std::vector<ir::Dim>& gradDims, ir::ValueId operand);
     ir::ValueId unsqueeze(ir::ValueId x, const std::vector<int64_t>& axes);
+    /// The tensor of a constant input (initializer or Constant node), null otherwise.
+    ir::TensorPtr constantTensor(ir::ValueId v) const;
     /// Integer values of a constant input (initializer or Constant node), nullopt otherwise.
     std::optional<std::vector<int64_t>> constantInts(ir::ValueId v) const;
     ir::ValueId reduceSum(ir::ValueId x, const std::vector<int64_t>& axes, bool keepdims);

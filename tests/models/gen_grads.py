@@ -8,7 +8,8 @@ runs inputs from a closed-form formula both sides reproduce, takes PassLens's ms
 `<fixture>.grads.json`: for each ONNX initializer that holds a torch parameter, summary numbers of
 d loss / d initializer (sum, sum of |g|, sum of squares, max |g|, the first 8 values (4 at batch 3) and, at batch 1,
 the values at flat positions k·n/4). Batch 1 always; batch 3 too for models whose dynamic export
-has a batch dim.
+has a batch dim. `dynamic_names` maps a static initializer name to the dynamic export's name for
+the same parameter where they differ (the gradients are keyed by the static names).
 
 torch.onnx.export (eval mode) folds BatchNorm into the preceding Conv, so the ONNX weight is the
 fused one: the model is fused the same way first (torch.fx), and parameters are matched to
@@ -95,6 +96,21 @@ def match_initializers(model_file, params):
     return out
 
 
+def dynamic_names(dynamic_file, params, static_mapping):
+    """Static initializer name -> the dynamic export's name for the same parameters, where they
+    differ (the exporter numbers its `onnx::MatMul_N` weights differently with dynamic axes)."""
+    dynamic = match_initializers(dynamic_file, params)
+    out = {}
+    for pname, (init, transposed) in static_mapping.items():
+        if pname not in dynamic or dynamic[pname][1] != transposed:
+            raise SystemExit("%s: parameter %s is not stored the same way as in the static export" % (dynamic_file, pname))
+        other = dynamic[pname][0]
+        if out.get(init, other) != other:
+            raise SystemExit("%s: initializer %s of the static export has two dynamic twins" % (dynamic_file, init))
+        out[init] = other
+    return {k: v for k, v in sorted(out.items()) if k != v}
+
+
 def gradients(model, spec, dims, mapping, strided):
     for p in model.parameters():
         p.grad = None
@@ -133,13 +149,14 @@ def main():
         if "batch" in spec["dynamic"]:
             runs.append(gradients(model, spec, dict(spec["static"], batch=3), mapping, False))
         unmatched = sorted(set(dict(model.named_parameters())) - set(mapping))
+        renamed = dynamic_names(os.path.join(HERE, name + "_dynamic.onnx"), dict(model.named_parameters()), mapping)
         doc = {"fixture": name, "generator": "tests/models/gen_grads.py",
                "loss": "mse: ReduceMean((y - target)^2) over all elements",
                "inputs": [{"name": s["name"], "dtype": s["dtype"], "dims": s["dims"],
                            "formula": "sin(0.37*i + 1)" if s["dtype"] == "float32" else "(7*i + 3) % " + str(s["range"][1])}
                           for s in spec["inputs"]],
                "output": spec["outputs"][0], "target_formula": "0.5*cos(0.29*i + 2)",
-               "unmatched_parameters": unmatched, "runs": runs}
+               "unmatched_parameters": unmatched, "dynamic_names": renamed, "runs": runs}
         path = os.path.join(HERE, name + ".grads.json")
         with open(path, "w") as f:
             json.dump(doc, f, separators=(",", ":"))

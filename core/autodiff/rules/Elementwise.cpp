@@ -4,6 +4,7 @@
 
 #include "autodiff/GradientBuilder.h"
 #include "ir/Error.h"
+#include "ir/Tensor.h"
 
 namespace passlens::autodiff {
 
@@ -57,13 +58,20 @@ void negGrad(GradContext& c) { c.setGradIn(0, c.op("Neg", {c.gradOut(0)})); }
 void identityGrad(GradContext& c) { c.setGradIn(0, c.gradOut(0)); }
 
 void dropoutGrad(GradContext& c) {
-    // Inference form only: the output is the input. Training mode would need the mask.
-    if (c.input(2) != kNone) {
-        const Value& mode = c.graph().value(c.input(2));
-        bool off = mode.initializer && mode.initializer->elementCount() == 1 && mode.initializer->byteSize() >= 1 &&
-                   c.graph().value(c.input(2)).initializer->as<uint8_t>()[0] == 0;
-        if (!off) c.unsupported("training_mode must be a constant false (only inference Dropout is differentiated)");
-    }
+    // The output is the input when training_mode is a constant false (inference) or the ratio is a
+    // constant 0 (Swin's attention dropout, exported with training_mode true): g passes through.
+    // A real training-mode Dropout would need its mask.
+    auto constantIs = [&](size_t slot, auto test) {
+        const TensorPtr t = slot < c.inputCount() ? c.constantTensor(c.input(slot)) : nullptr;
+        return t && t->elementCount() == 1 && test(*t);
+    };
+    const bool inference = c.inputCount() < 3 || c.input(2) == kNone ||
+                           constantIs(2, [](const Tensor& t) { return t.dtype == DataType::Bool && t.as<uint8_t>()[0] == 0; });
+    const bool ratioZero = constantIs(1, [](const Tensor& t) {
+        return (t.dtype == DataType::Float && t.as<float>()[0] == 0.0f) || (t.dtype == DataType::Double && t.as<double>()[0] == 0.0);
+    });
+    if (!inference && !ratioZero)
+        c.unsupported("training_mode must be a constant false or the ratio a constant 0 (a training-mode Dropout's mask is not kept)");
     c.setGradIn(0, c.gradOut(0));
 }
 

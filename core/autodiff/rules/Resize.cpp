@@ -45,13 +45,7 @@ bool sizesKeepLeadingDims(GradContext& c, ValueId sizes) {
 /// True when constant scales leave N and C alone.
 bool scalesKeepLeadingDims(GradContext& c) {
     if (c.inputCount() < 3 || c.input(2) == kNone) return false;
-    const Value& v = c.graph().value(c.input(2));
-    TensorPtr t = v.initializer;
-    if (!t && v.producer != kNone) {
-        const Node& p = c.graph().node(v.producer);
-        if (p.opType == "Constant")
-            if (const Attribute* a = p.attr("value"); a && a->t) t = a->t;
-    }
+    const TensorPtr t = c.constantTensor(c.input(2));
     return t && t->dtype == DataType::Float && t->elementCount() == 4 && t->as<float>()[0] == 1.0f && t->as<float>()[1] == 1.0f;
 }
 
