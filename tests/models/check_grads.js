@@ -47,6 +47,18 @@ function grad(cli, model, out, extra) {
   return r.status === 0 ? null : `grad exit ${r.status}: ${(r.stderr || '').trim().split('\n').pop().slice(0, 300)}`;
 }
 
+// [initializer of the training graph, PyTorch summary] for every gradient of a run. The reference
+// keys them by the static export's names; the dynamic export renames some (dynamic_names) and
+// stores some parameters another way (static_only, replaced by the run's dynamic_gradients).
+function expectedGradients(ref, runSpec, dynamicExport) {
+  const entries = Object.entries(runSpec.gradients);
+  if (!dynamicExport) return entries;
+  const staticOnly = new Set(ref.static_only || []);
+  const renamed = ref.dynamic_names || {};
+  return entries.filter(([name]) => !staticOnly.has(name)).map(([name, s]) => [renamed[name] || name, s])
+    .concat(Object.entries(runSpec.dynamic_gradients || {}));
+}
+
 // Problems of one run: every gradient the reference lists, compared like the C++ test does.
 function compareRun(ref, runSpec, outputs, dynamicExport) {
   const problems = [];
@@ -54,8 +66,7 @@ function compareRun(ref, runSpec, outputs, dynamicExport) {
   const loss = outputs.loss.data[0];
   if (!(Math.abs(loss - runSpec.loss) <= 1e-4 + 1e-4 * Math.abs(runSpec.loss))) problems.push(`loss ${loss}, PyTorch ${runSpec.loss}`);
   let count = 0;
-  for (const [staticName, s] of Object.entries(runSpec.gradients)) {
-    const init = (dynamicExport && ref.dynamic_names && ref.dynamic_names[staticName]) || staticName;
+  for (const [init, s] of expectedGradients(ref, runSpec, dynamicExport)) {
     const g = outputs[`${init}_grad`];
     if (!g) { problems.push(`no output ${init}_grad`); continue; }
     const p = g.data;
