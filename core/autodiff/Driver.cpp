@@ -164,9 +164,32 @@ private:
             if (gradientRegistry().find(node.domain, node.opType)) continue;
             std::string op = (canonicalDomain(node.domain).empty() ? "" : node.domain + ".") + node.opType;
             throwUnsupported("no gradient rule for op " + op + " (node '" + node.displayName() +
-                             "', on the path from '" + g_.value(wrt.front()).name + "' to the loss); passlens-cli grad covers: " +
+                             "', on the path from '" + g_.value(wrtThrough(node, wrt)).name + "' to the loss); passlens-cli grad covers: " +
                              coveredList());
         }
+    }
+
+    /// A requested tensor whose gradient has to pass through `node` (searched backwards along
+    /// the values that depend on a requested tensor), so the error names a parameter that needs it.
+    ValueId wrtThrough(const Node& node, const std::vector<ValueId>& wrt) const {
+        const std::unordered_set<ValueId> wanted(wrt.begin(), wrt.end());
+        std::vector<ValueId> stack;
+        for (size_t i = node.inputs.size(); i-- > 0;)
+            if (node.inputs[i] != kNone && fromWrt_.count(node.inputs[i]) && differentiableSlot(node, i)) stack.push_back(node.inputs[i]);
+        std::unordered_set<ValueId> seen;
+        while (!stack.empty()) {
+            const ValueId v = stack.back();
+            stack.pop_back();
+            if (!seen.insert(v).second) continue;
+            if (wanted.count(v)) return v;
+            const NodeId p = g_.value(v).producer;
+            if (p == kNone) continue;
+            const Node& producer = g_.node(p);
+            for (size_t i = producer.inputs.size(); i-- > 0;)
+                if (producer.inputs[i] != kNone && fromWrt_.count(producer.inputs[i]) && differentiableSlot(producer, i))
+                    stack.push_back(producer.inputs[i]);
+        }
+        return wrt.front();
     }
 
     static std::string coveredList() {

@@ -11,6 +11,7 @@
 #include <iostream>
 #include <nlohmann/json.hpp>
 
+#include "TestSupport.h"
 #include "autodiff/Autodiff.h"
 #include "autodiff/Recompute.h"
 #include "autodiff/TrainingMemory.h"
@@ -188,7 +189,7 @@ TEST_P(AutodiffRealExports, StaticExportGradientsEqualPyTorch) {
     report(file, c);
 }
 
-TEST_P(AutodiffRealExportsDynamic, DynamicBatchAtOneAndThreeEqualsPyTorch) {
+TEST_P(AutodiffRealExportsDynamic, DynamicBatchGradientsAtOneAndThreeEqualPyTorch) {
     // The batch (and a transformer's seq) stays symbolic, a CNN's height and width are pinned: one
     // training graph runs at both batch sizes.
     const json ref = loadReference(GetParam());
@@ -246,5 +247,23 @@ TEST(TrainingRealExports, MemoryPlanOfTrainingGraphs) {
         const auto training = autodiff::analyzeTrainingMemory(train, plan, options);
         EXPECT_GT(training.savedActivations.bytes, 0) << fixture << ": no forward tensor saved for backward";
         EXPECT_GT(training.phaseBoundaryStep, 0) << fixture;
+    }
+}
+
+TEST(TrainingRealExports, OpWithoutGradientIsExitTwoNamingOpNodeAndParameter) {
+    // LSTM and RoiAlign have no rule: `grad` stops with exit 2, naming the op, the node and a
+    // parameter whose gradient really passes through it (the LSTM's own weights, not the head's).
+    struct Case {
+        std::string file, message, parameterPrefix;
+    };
+    for (const Case& k : {Case{"lstm_tiny_static.onnx", "no gradient rule for op LSTM (node '/lstm/LSTM', on the path from '", "onnx::LSTM_"},
+                          Case{"fasterrcnn_tiny_static.onnx",
+                               "no gradient rule for op RoiAlign (node '/net/roi_heads/box_roi_pool/RoiAlign', on the path from '",
+                               "net.backbone."}}) {
+        const auto r = test::runCli({"grad", kFixtures + "/" + k.file, "-o", test::tempDir("no_rule") + "/train.onnx"});
+        EXPECT_EQ(r.exitCode, 2) << k.file << ": " << r.err;
+        const size_t at = r.err.find(k.message);
+        ASSERT_NE(at, std::string::npos) << r.err;
+        EXPECT_EQ(r.err.compare(at + k.message.size(), k.parameterPrefix.size(), k.parameterPrefix), 0) << r.err;
     }
 }
