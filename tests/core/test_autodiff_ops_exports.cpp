@@ -1,0 +1,123 @@
+// The gradient rules added for real PyTorch exports against central finite differences in float64
+// (AutodiffTestSupport), one op at a time: HardSwish, HardSigmoid, Gelu (opset 20, both forms),
+// Clip, Min, Max, Abs, Reciprocal, Pad, Tile, Resize, and Dropout whose ratio is a constant 0 in
+// training mode (the refusal of a real ratio too). Random inputs almost surely miss the kinks
+// (HardSwish at ±3, Clip's bounds, Abs at 0, Min/Max ties) by more than the difference step.
+#include <gtest/gtest.h>
+
+#include <functional>
+
+#include "AutodiffTestSupport.h"
+#include "autodiff/Autodiff.h"
+#include "ir/Error.h"
+
+using namespace passlens;
+using namespace passlens::ir;
+using passlens::test::expectGradientsMatch;
+
+namespace {
+
+using Body = std::function<ValueId(GraphBuilder&)>;
+
+/// Builds `body` at `opset`, reduces its result with L = Σ y·r, and checks the gradients of `wrt`.
+void checkOp(const std::string& name, const Body& body, const std::vector<std::string>& wrt, int64_t opset = 17) {
+    SCOPED_TRACE(name);
+    GraphBuilder b(name, opset);
+    ValueId y = body(b);
+    test::addWeightedSumLoss(b, y);
+    auto report = expectGradientsMatch(b.finish(), "none", wrt);
+    EXPECT_GT(report.checked, 0u);
+}
+
+ValueId param(GraphBuilder& b, const std::string& name, std::vector<int64_t> dims, uint64_t seed, float lo = -1.f, float hi = 1.f) {
+    return b.constant(name, randomFloats(std::move(dims), seed, lo, hi));
+}
+
+/// training_mode = true, a bool scalar initializer.
+ValueId trainingTrue(GraphBuilder& b) { return b.constant("training", makeTensorOf<uint8_t>(DataType::Bool, {}, {1})); }
+
+Attribute f(const char* n, float v) { return Attribute::makeFloat(n, v); }
+Attribute s(const char* n, const char* v) { return Attribute::makeString(n, v); }
+
+}  // namespace
+
+TEST(AutodiffOpsExports, PiecewiseActivations) {
+    checkOp("HardSwish", [](GraphBuilder& b) { return b.op("HardSwish", {param(b, "x", {4, 6}, 300, -5, 5)}); }, {"x"});
+    checkOp("HardSigmoid", [](GraphBuilder& b) {
+        return b.op("HardSigmoid", {param(b, "x", {4, 6}, 301, -4, 4)}, {f("alpha", 0.2f), f("beta", 0.5f)});
+    }, {"x"});
+    checkOp("HardSigmoid torch (1/6, 1/2)", [](GraphBuilder& b) {
+        return b.op("HardSigmoid", {param(b, "x", {4, 6}, 302, -5, 5)}, {f("alpha", 1.f / 6), f("beta", 0.5f)});
+    }, {"x"});
+    checkOp("Abs", [](GraphBuilder& b) { return b.op("Abs", {param(b, "x", {3, 5}, 303)}); }, {"x"});
+    checkOp("Reciprocal", [](GraphBuilder& b) { return b.op("Reciprocal", {param(b, "x", {3, 5}, 304, 0.5f, 2.f)}); }, {"x"});
+}
+
+TEST(AutodiffOpsExports, GeluOpset20BothForms) {
+    for (const char* approximate : {"none", "tanh"})
+        checkOp(std::string("Gelu ") + approximate, [&](GraphBuilder& b) {
+            return b.op("Gelu", {param(b, "x", {3, 5}, 310, -3, 3)}, {s("approximate", approximate)});
+        }, {"x"}, 20);
+}
+
+TEST(AutodiffOpsExports, ClipMinMax) {
+    checkOp("Clip both bounds", [](GraphBuilder& b) {
+        return b.op("Clip", {param(b, "x", {4, 5}, 320, -2, 2), b.scalar("lo", -0.5f), b.scalar("hi", 0.7f)});
+    }, {"x"});
+    checkOp("Clip min only (ReLU6-style lower half)", [](GraphBuilder& b) {
+        return b.op("Clip", {param(b, "x", {4, 5}, 321, -2, 2), b.scalar("lo", 0.f)});
+    }, {"x"});
+    for (const char* op : {"Min", "Max"})
+        checkOp(std::string(op) + " broadcast", [&](GraphBuilder& b) {
+            return b.op(op, {param(b, "a", {2, 3, 4}, 322), param(b, "b", {3, 1}, 323)});
+        }, {"a", "b"});
+}
+
+TEST(AutodiffOpsExports, PadAndTile) {
+    checkOp("Pad constant, positive pads", [](GraphBuilder& b) {
+        return b.op("Pad", {param(b, "x", {2, 3, 4}, 330), b.ints("pads", {0, 1, 2, 1, 0, 3})});
+    }, {"x"});
+    checkOp("Pad constant, negative pads crop", [](GraphBuilder& b) {
+        return b.op("Pad", {param(b, "x", {2, 3, 4}, 331), b.ints("pads", {0, -1, 1, 0, 1, -2})});
+    }, {"x"});
+    checkOp("Tile", [](GraphBuilder& b) { return b.op("Tile", {param(b, "x", {2, 1, 3}, 332), b.ints("repeats", {2, 3, 1})}); }, {"x"});
+}
+
+TEST(AutodiffOpsExports, ResizeNearestAndLinear) {
+    checkOp("Resize nearest ×2 (scales)", [](GraphBuilder& b) {
+        ValueId scales = b.constant("scales", floatTensor({4}, {1.f, 1.f, 2.f, 2.f}));
+        return b.op("Resize", {param(b, "x", {1, 2, 3, 4}, 340), b.constant("roi", floatTensor({0}, {})), scales},
+                    {s("mode", "nearest")});
+    }, {"x"});
+    checkOp("Resize linear to 5×7 (sizes, half_pixel)", [](GraphBuilder& b) {
+        return b.op("Resize", {param(b, "x", {1, 2, 3, 4}, 341), b.constant("roi", floatTensor({0}, {})), b.constant("scales", floatTensor({0}, {})),
+                               b.ints("sizes", {1, 2, 5, 7})},
+                    {s("mode", "linear"), s("coordinate_transformation_mode", "half_pixel")});
+    }, {"x"});
+    checkOp("Resize linear down to 2×3 (align_corners)", [](GraphBuilder& b) {
+        return b.op("Resize", {param(b, "x", {2, 1, 4, 5}, 342), b.constant("roi", floatTensor({0}, {})), b.constant("scales", floatTensor({0}, {})),
+                               b.ints("sizes", {2, 1, 2, 3})},
+                    {s("mode", "linear"), s("coordinate_transformation_mode", "align_corners")});
+    }, {"x"});
+}
+
+TEST(AutodiffOpsExports, DropoutRatioZeroInTrainingModePassesTheGradient) {
+    checkOp("Dropout ratio 0, training", [](GraphBuilder& b) {
+        return b.op("Dropout", {param(b, "x", {3, 4}, 350), b.scalar("ratio", 0.f), trainingTrue(b)});
+    }, {"x"});
+}
+
+TEST(AutodiffOpsExports, DropoutWithARealRatioInTrainingModeIsRefusedByName) {
+    GraphBuilder b("dropout_train");
+    ValueId y = b.op("Dropout", {param(b, "x", {3, 4}, 351), b.scalar("ratio", 0.1f), trainingTrue(b)}, {},
+                     "drop");
+    test::addWeightedSumLoss(b, y);
+    try {
+        autodiff::makeTrainingModel(b.finish(), {"none", "", {"x"}});
+        FAIL() << "a training-mode Dropout with ratio 0.1 was differentiated";
+    } catch (const Error& e) {
+        EXPECT_EQ(e.kind(), ErrorKind::Unsupported);
+        EXPECT_NE(std::string(e.what()).find("Dropout 'drop'"), std::string::npos) << e.what();
+        EXPECT_NE(std::string(e.what()).find("ratio a constant 0"), std::string::npos) << e.what();
+    }
+}
