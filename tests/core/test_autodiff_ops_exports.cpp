@@ -1,7 +1,7 @@
 // The gradient rules added for real PyTorch exports against central finite differences in float64
 // (AutodiffTestSupport), one op at a time: HardSwish, HardSigmoid, Gelu (opset 20, both forms),
-// Clip, Min, Max, Abs, Reciprocal, Pad, Tile, Resize, and Dropout whose ratio is a constant 0 in
-// training mode (the refusal of a real ratio too). Random inputs almost surely miss the kinks
+// Clip, Min, Max, Abs, Reciprocal, Pad, Tile, Resize, ReduceMax/Min/L2/SumSquare, CumSum, and
+// Dropout whose ratio is a constant 0 in training mode (the refusal of a real ratio too). Random inputs almost surely miss the kinks
 // (HardSwish at ±3, Clip's bounds, Abs at 0, Min/Max ties) by more than the difference step.
 #include <gtest/gtest.h>
 
@@ -36,6 +36,7 @@ ValueId param(GraphBuilder& b, const std::string& name, std::vector<int64_t> dim
 /// training_mode = true, a bool scalar initializer.
 ValueId trainingTrue(GraphBuilder& b) { return b.constant("training", makeTensorOf<uint8_t>(DataType::Bool, {}, {1})); }
 
+Attribute i(const char* n, int64_t v) { return Attribute::makeInt(n, v); }
 Attribute f(const char* n, float v) { return Attribute::makeFloat(n, v); }
 Attribute s(const char* n, const char* v) { return Attribute::makeString(n, v); }
 
@@ -99,6 +100,32 @@ TEST(AutodiffOpsExports, ResizeNearestAndLinear) {
                                b.ints("sizes", {2, 1, 2, 3})},
                     {s("mode", "linear"), s("coordinate_transformation_mode", "align_corners")});
     }, {"x"});
+}
+
+TEST(AutodiffOpsExports, ReduceMaxMinL2SumSquare) {
+    for (const char* op : {"ReduceMax", "ReduceMin", "ReduceL2", "ReduceSumSquare"}) {
+        checkOp(std::string(op) + " axes attribute (opset 17), keepdims 0", [&](GraphBuilder& b) {
+            return b.op(op, {param(b, "x", {2, 3, 4}, 360)}, {Attribute::makeInts("axes", {1}), i("keepdims", 0)});
+        }, {"x"});
+        checkOp(std::string(op) + " axes input (opset 18), keepdims 1", [&](GraphBuilder& b) {
+            return b.op(op, {param(b, "x", {2, 3, 4}, 361), b.ints("axes", {0, -1})});
+        }, {"x"}, 18);
+        checkOp(std::string(op) + " every axis", [&](GraphBuilder& b) { return b.op(op, {param(b, "x", {3, 4}, 362)}, {i("keepdims", 0)}); },
+                {"x"});
+    }
+    // Two equal maxima share g (torch's amax backward); a central difference gives them ½ each too.
+    checkOp("ReduceMax with a tie", [](GraphBuilder& b) {
+        return b.op("ReduceMax", {b.constant("x", floatTensor({2, 4}, {1, 3, 3, 0, 2, -1, 5, 4}))}, {Attribute::makeInts("axes", {1})});
+    }, {"x"});
+}
+
+TEST(AutodiffOpsExports, CumSumEveryDirection) {
+    for (int64_t exclusive : {0, 1})
+        for (int64_t reverse : {0, 1})
+            checkOp("CumSum exclusive " + std::to_string(exclusive) + " reverse " + std::to_string(reverse), [&](GraphBuilder& b) {
+                return b.op("CumSum", {param(b, "x", {2, 5, 3}, 370), b.constant("axis", int64Tensor({}, {1}))},
+                            {i("exclusive", exclusive), i("reverse", reverse)});
+            }, {"x"});
 }
 
 TEST(AutodiffOpsExports, DropoutRatioZeroInTrainingModePassesTheGradient) {
