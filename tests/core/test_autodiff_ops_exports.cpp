@@ -1,7 +1,8 @@
 // The gradient rules added for real PyTorch exports against central finite differences in float64
 // (AutodiffTestSupport), one op at a time: HardSwish, HardSigmoid, Gelu (opset 20, both forms),
-// Clip, Min, Max, Abs, Reciprocal, Pad, Tile, Resize, ReduceMax/Min/L2/SumSquare, CumSum, and
-// Dropout whose ratio is a constant 0 in training mode (the refusal of a real ratio too). Random inputs almost surely miss the kinks
+// Clip, Min, Max, Abs, Reciprocal, Pad, Tile, Resize, ReduceMax/Min/L2/SumSquare, CumSum,
+// InstanceNormalization, BatchNormalization in training mode, and Dropout whose ratio is a
+// constant 0 in training mode (the refusal of a real ratio too). Random inputs almost surely miss the kinks
 // (HardSwish at ±3, Clip's bounds, Abs at 0, Min/Max ties) by more than the difference step.
 #include <gtest/gtest.h>
 
@@ -126,6 +127,22 @@ TEST(AutodiffOpsExports, CumSumEveryDirection) {
                 return b.op("CumSum", {param(b, "x", {2, 5, 3}, 370), b.constant("axis", int64Tensor({}, {1}))},
                             {i("exclusive", exclusive), i("reverse", reverse)});
             }, {"x"});
+}
+
+TEST(AutodiffOpsExports, InstanceNormAndTrainingModeBatchNorm) {
+    checkOp("InstanceNormalization 4-D", [](GraphBuilder& b) {
+        return b.op("InstanceNormalization", {param(b, "x", {2, 3, 4, 5}, 380, -2, 2), param(b, "scale", {3}, 381, 0.5f, 1.5f),
+                                              param(b, "bias", {3}, 382)},
+                    {f("epsilon", 1e-3f)});
+    }, {"x", "scale", "bias"});
+    checkOp("InstanceNormalization 3-D", [](GraphBuilder& b) {
+        return b.op("InstanceNormalization", {param(b, "x", {2, 4, 6}, 383, -2, 2), param(b, "scale", {4}, 384), param(b, "bias", {4}, 385)});
+    }, {"x", "scale", "bias"});
+    checkOp("BatchNormalization training_mode=1", [](GraphBuilder& b) {
+        return b.op("BatchNormalization", {param(b, "x", {3, 2, 4, 4}, 386, -2, 2), param(b, "scale", {2}, 387, 0.5f, 1.5f),
+                                           param(b, "bias", {2}, 388), param(b, "mean", {2}, 389), param(b, "var", {2}, 390, 0.5f, 1.5f)},
+                    {i("training_mode", 1), f("epsilon", 1e-3f)});
+    }, {"x", "scale", "bias", "mean", "var"}, 15);
 }
 
 TEST(AutodiffOpsExports, DropoutRatioZeroInTrainingModePassesTheGradient) {

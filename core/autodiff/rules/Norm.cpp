@@ -1,4 +1,5 @@
-// Gradients of normalizations and softmax: BatchNormalization (inference form), LayerNormalization,
+// Gradients of normalizations and softmax: BatchNormalization (inference form with running
+// statistics, training form with batch statistics), InstanceNormalization, LayerNormalization,
 // Softmax and LogSoftmax.
 #include <numeric>
 
@@ -17,9 +18,57 @@ std::vector<int64_t> range(int64_t from, int64_t to) {
     return v;
 }
 
+/// dx of y = x̂·scale + B where x̂ = (x − μ)·rstd normalizes over `axes` with the batch's own μ
+/// and rstd, given dx̂ = g·scale: rstd·(dx̂ − mean(dx̂) − x̂·mean(dx̂·x̂)).
+ValueId normalizedInputGrad(GradContext& c, ValueId dxhat, ValueId xhat, ValueId rstd, const std::vector<int64_t>& axes) {
+    ValueId m1 = c.reduceMean(dxhat, axes, true);
+    ValueId m2 = c.reduceMean(c.op("Mul", {dxhat, xhat}), axes, true);
+    ValueId inner = c.op("Sub", {c.op("Sub", {dxhat, m1}), c.op("Mul", {xhat, m2})});
+    return c.op("Mul", {inner, rstd});
+}
+
+/// x̂ and rstd of x over `axes` (population variance), recomputed from x.
+std::pair<ValueId, ValueId> normalizeOver(GradContext& c, ValueId x, const std::vector<int64_t>& axes, float eps) {
+    ValueId centered = c.op("Sub", {x, c.reduceMean(x, axes, true)});
+    ValueId var = c.reduceMean(c.op("Mul", {centered, centered}), axes, true);
+    ValueId rstd = c.op("Reciprocal", {c.op("Sqrt", {c.op("Add", {var, c.scalar(eps)})})});
+    return {c.op("Mul", {centered, rstd}), rstd};
+}
+
+/// Per-channel normalization with batch statistics over `statAxes` (InstanceNormalization: the
+/// spatial axes; training-mode BatchNormalization: batch and spatial axes); scale and B are [C].
+void perChannelNormGrad(GradContext& c, const std::vector<int64_t>& statAxes) {
+    const ValueId x = c.input(0), g = c.gradOut(0);
+    const int64_t r = c.rank(x);
+    if (r < 2) c.unsupported("input rank must be at least 2");
+    std::vector<int64_t> perChannel(size_t(r - 1), 1);
+    perChannel[0] = -1;  // [C, 1, 1, ...] broadcasts along axis 1
+    std::vector<int64_t> allButChannel = range(0, r);
+    allButChannel.erase(allButChannel.begin() + 1);
+    auto [xhat, rstd] = normalizeOver(c, x, statAxes, c.node().attrFloat("epsilon", 1e-5f));
+    if (c.needsGrad(0))
+        c.setGradIn(0, normalizedInputGrad(c, c.op("Mul", {g, c.reshape(c.input(1), perChannel)}), xhat, rstd, statAxes));
+    if (c.needsGrad(1)) c.setGradIn(1, c.reduceSum(c.op("Mul", {g, xhat}), allButChannel, false));
+    if (c.needsGrad(2)) c.setGradIn(2, c.reduceSum(g, allButChannel, false));
+}
+
+void instanceNormGrad(GradContext& c) { perChannelNormGrad(c, range(2, c.rank(c.input(0)))); }
+
+void batchNormTrainingGrad(GradContext& c) {
+    // y = x̂·scale + B with the batch's mean and variance over every axis but the channel; the
+    // running mean/var inputs only feed the running statistics outputs, so their gradient is 0.
+    for (size_t i = 1; i < c.node().outputs.size(); ++i)
+        if (c.gradOut(i) != kNone) c.unsupported("gradients through the running mean/var outputs");
+    std::vector<int64_t> axes = range(0, c.rank(c.input(0)));
+    axes.erase(axes.begin() + 1);
+    perChannelNormGrad(c, axes);
+    for (size_t i = 3; i < 5; ++i)
+        if (c.needsGrad(i)) c.setGradIn(i, c.zerosLike(c.input(i)));
+}
+
 void batchNormGrad(GradContext& c) {
     // Inference form: y = (x − mean)·inv·scale + B with inv = 1/√(var + ε), per channel (axis 1).
-    if (c.node().attrInt("training_mode", 0) != 0) c.unsupported("training_mode=1 (only the inference form is differentiated)");
+    if (c.node().attrInt("training_mode", 0) != 0) return batchNormTrainingGrad(c);
     for (size_t i = 1; i < c.node().outputs.size(); ++i)
         if (c.gradOut(i) != kNone) c.unsupported("gradients through the running mean/var outputs");
     const int64_t r = c.rank(c.input(0));
@@ -66,13 +115,7 @@ void layerNormGrad(GradContext& c) {
         rstd = c.op("Reciprocal", {c.op("Sqrt", {c.op("Add", {var, c.scalar(eps)})})});
     }
     ValueId xhat = c.op("Mul", {centered, rstd});
-    if (c.needsGrad(0)) {
-        ValueId dxhat = c.op("Mul", {g, c.input(1)});
-        ValueId m1 = c.reduceMean(dxhat, axes, true);
-        ValueId m2 = c.reduceMean(c.op("Mul", {dxhat, xhat}), axes, true);
-        ValueId inner = c.op("Sub", {c.op("Sub", {dxhat, m1}), c.op("Mul", {xhat, m2})});
-        c.setGradIn(0, c.op("Mul", {inner, rstd}));
-    }
+    if (c.needsGrad(0)) c.setGradIn(0, normalizedInputGrad(c, c.op("Mul", {g, c.input(1)}), xhat, rstd, axes));
     if (c.needsGrad(1)) c.setGradIn(1, c.sumToShapeOf(c.op("Mul", {g, xhat}), c.input(1)));
     if (c.needsGrad(2)) c.setGradIn(2, c.sumToShapeOf(g, c.input(2)));
 }
@@ -103,6 +146,7 @@ void logSoftmaxGrad(GradContext& c) {
 
 void registerNormGradients(GradientRegistry& r) {
     r.add("BatchNormalization", batchNormGrad);
+    r.add("InstanceNormalization", instanceNormGrad);
     r.add("LayerNormalization", layerNormGrad);
     r.add("Softmax", softmaxGrad);
     r.add("LogSoftmax", logSoftmaxGrad);

@@ -1,4 +1,5 @@
-// BatchNormalization (inference), LayerNormalization, InstanceNormalization.
+// BatchNormalization (inference, and training mode from opset 14: batch statistics, running
+// mean/var outputs), LayerNormalization, InstanceNormalization.
 #include <cmath>
 
 #include "eval/Kernel.h"
@@ -17,10 +18,7 @@ void registerNorm(KernelRegistry& r) {
                 if (why) *why = "spatial=0 is not supported";
                 return false;
             }
-            if (opset >= 14 && n.attrInt("training_mode", 0)) {
-                if (why) *why = "training_mode=1 is not supported";
-                return false;
-            }
+            if (opset >= 14 && n.attrInt("training_mode", 0)) return true;
             if (opset < 14 && n.outputs.size() > 1) {
                 if (why) *why = "training outputs (mean/var) are not supported";
                 return false;
@@ -40,6 +38,32 @@ void registerNorm(KernelRegistry& r) {
             auto scale = toDoubles(c.t(1)), bias = toDoubles(c.t(2)), mean = toDoubles(c.t(3)), var = toDoubles(c.t(4));
             if (int64_t(scale.size()) != C || int64_t(bias.size()) != C || int64_t(mean.size()) != C || int64_t(var.size()) != C)
                 c.fail("scale/B/mean/var must have C=" + std::to_string(C) + " values");
+            const bool training = c.node.attrInt("training_mode", 0) != 0;
+            std::vector<double> runningMean = mean, runningVar = var;
+            if (training) {
+                // Batch statistics per channel (population variance); the running statistics
+                // move towards them by 1 − momentum.
+                const double momentum = c.node.attrFloat("momentum", 0.9f), count = double(N * sp);
+                for (int64_t ch = 0; ch < C; ++ch) {
+                    double m = 0, v = 0;
+                    dispatchFloat(x.dtype, "BatchNormalization", [&](auto tag) {
+                        using T = decltype(tag);
+                        for (int64_t n = 0; n < N; ++n)
+                            for (int64_t i = 0; i < sp; ++i) m += double(x.as<T>()[(n * C + ch) * sp + i]);
+                        m /= count;
+                        for (int64_t n = 0; n < N; ++n)
+                            for (int64_t i = 0; i < sp; ++i) {
+                                const double d = double(x.as<T>()[(n * C + ch) * sp + i]) - m;
+                                v += d * d;
+                            }
+                        v /= count;
+                    });
+                    runningMean[size_t(ch)] = mean[size_t(ch)] * momentum + m * (1 - momentum);
+                    runningVar[size_t(ch)] = var[size_t(ch)] * momentum + v * (1 - momentum);
+                    mean[size_t(ch)] = m;
+                    var[size_t(ch)] = v;
+                }
+            }
             OutTensor o(x.dtype, x.dims);
             dispatchFloat(x.dtype, "BatchNormalization", [&](auto tag) {
                 using T = decltype(tag);
@@ -52,7 +76,17 @@ void registerNorm(KernelRegistry& r) {
                     }
                 }
             });
-            return {o.finish()};
+            std::vector<TensorPtr> outs{o.finish()};
+            for (const auto* stats : {&runningMean, &runningVar}) {
+                if (outs.size() >= c.node.outputs.size()) break;
+                OutTensor t(c.t(3).dtype, {C});
+                dispatchFloat(c.t(3).dtype, "BatchNormalization", [&](auto tag) {
+                    using T = decltype(tag);
+                    for (int64_t ch = 0; ch < C; ++ch) t.data<T>()[ch] = static_cast<T>((*stats)[size_t(ch)]);
+                });
+                outs.push_back(t.finish());
+            }
+            return outs;
         };
         r.add("", "BatchNormalization", std::move(k));
     }
