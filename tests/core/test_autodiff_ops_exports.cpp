@@ -1,7 +1,7 @@
 // The gradient rules added for real PyTorch exports against central finite differences in float64
 // (AutodiffTestSupport), one op at a time: HardSwish, HardSigmoid, Gelu (opset 20, both forms),
 // Clip, Min, Max, Abs, Reciprocal, Pad, Tile, Resize, ReduceMax/Min/L2/SumSquare, CumSum,
-// InstanceNormalization, BatchNormalization in training mode, and Dropout whose ratio is a
+// InstanceNormalization, BatchNormalization in training mode, Einsum, and Dropout whose ratio is a
 // constant 0 in training mode (the refusal of a real ratio too). Random inputs almost surely miss the kinks
 // (HardSwish at ±3, Clip's bounds, Abs at 0, Min/Max ties) by more than the difference step.
 #include <gtest/gtest.h>
@@ -143,6 +143,46 @@ TEST(AutodiffOpsExports, InstanceNormAndTrainingModeBatchNorm) {
                                            param(b, "bias", {2}, 388), param(b, "mean", {2}, 389), param(b, "var", {2}, 390, 0.5f, 1.5f)},
                     {i("training_mode", 1), f("epsilon", 1e-3f)});
     }, {"x", "scale", "bias", "mean", "var"}, 15);
+}
+
+TEST(AutodiffOpsExports, EinsumContractionsBatchesSumsAndImplicitOutput) {
+    struct Case {
+        const char* equation;
+        std::vector<std::vector<int64_t>> shapes;
+    };
+    const std::vector<Case> cases = {
+        {"ij,jk->ik", {{3, 4}, {4, 5}}},                   // matrix product
+        {"bhqd,bhkd->bhqk", {{2, 2, 3, 4}, {2, 2, 5, 4}}},  // attention scores
+        {"ij->ji", {{3, 4}}},                              // transpose
+        {"ij,j->i", {{3, 4}, {4}}},                        // matrix-vector
+        {"ijk->j", {{2, 3, 4}}},                           // sums over letters found nowhere else
+        {"i,j->ij", {{3}, {4}}},                           // outer product
+        {"ij,jk", {{3, 4}, {4, 2}}},                       // implicit output "ik"
+        {"ab,bc,cd->ad", {{2, 3}, {3, 4}, {4, 2}}},        // three operands
+    };
+    uint64_t seed = 400;
+    for (const auto& k : cases) {
+        std::vector<std::string> wrt;
+        for (size_t j = 0; j < k.shapes.size(); ++j) wrt.push_back("op" + std::to_string(j));
+        checkOp(std::string("Einsum ") + k.equation, [&](GraphBuilder& b) {
+            std::vector<ValueId> ins;
+            for (size_t j = 0; j < k.shapes.size(); ++j) ins.push_back(param(b, wrt[j], k.shapes[j], seed++));
+            return b.op("Einsum", ins, {s("equation", k.equation)});
+        }, wrt);
+    }
+}
+
+TEST(AutodiffOpsExports, EinsumWithADiagonalIsRefusedByName) {
+    GraphBuilder b("einsum_trace");
+    test::addWeightedSumLoss(b, b.op("Einsum", {param(b, "x", {3, 3}, 410)}, {s("equation", "ii->i")}, "diag"));
+    try {
+        autodiff::makeTrainingModel(b.finish(), {"none", "", {"x"}});
+        FAIL() << "Einsum ii->i was differentiated";
+    } catch (const Error& e) {
+        EXPECT_EQ(e.kind(), ErrorKind::Unsupported);
+        EXPECT_NE(std::string(e.what()).find("Einsum 'diag'"), std::string::npos) << e.what();
+        EXPECT_NE(std::string(e.what()).find("repeated in operand 'ii'"), std::string::npos) << e.what();
+    }
 }
 
 TEST(AutodiffOpsExports, DropoutRatioZeroInTrainingModePassesTheGradient) {

@@ -1,4 +1,7 @@
-// Gradients of MatMul (batched, broadcast, 1-D operands) and Gemm (every transA/transB/alpha/beta).
+// Gradients of MatMul (batched, broadcast, 1-D operands), Gemm (every transA/transB/alpha/beta)
+// and Einsum (explicit or implicit output, no ellipsis or repeated subscripts in one operand).
+#include <algorithm>
+#include <map>
 #include <numeric>
 
 #include "autodiff/GradientBuilder.h"
@@ -86,11 +89,71 @@ void gemmGrad(GradContext& c) {
     }
 }
 
+/// Operand subscripts and output subscript of an Einsum equation (spaces dropped; implicit form:
+/// the letters that occur once, in alphabetical order).
+std::pair<std::vector<std::string>, std::string> parseEinsum(GradContext& c, std::string eq) {
+    eq.erase(std::remove(eq.begin(), eq.end(), ' '), eq.end());
+    if (eq.find("...") != std::string::npos) c.unsupported("ellipsis ('...') in the equation");
+    const size_t arrow = eq.find("->");
+    const std::string lhs = eq.substr(0, arrow);
+    std::vector<std::string> ops;
+    for (size_t from = 0;;) {
+        const size_t comma = lhs.find(',', from);
+        ops.push_back(lhs.substr(from, comma == std::string::npos ? std::string::npos : comma - from));
+        if (comma == std::string::npos) break;
+        from = comma + 1;
+    }
+    std::string out;
+    if (arrow != std::string::npos) {
+        out = eq.substr(arrow + 2);
+    } else {
+        std::map<char, int> count;
+        for (const auto& o : ops)
+            for (char ch : o) ++count[ch];
+        for (const auto& [ch, n] : count)
+            if (n == 1) out += ch;
+    }
+    for (const auto& o : ops)
+        for (char ch : o)
+            if (std::count(o.begin(), o.end(), ch) > 1) c.unsupported("subscript '" + std::string(1, ch) + "' repeated in operand '" + o + "'");
+    return {ops, out};
+}
+
+void einsumGrad(GradContext& c) {
+    // Operand k's gradient contracts g (subscripts: the output's) with the other operands back
+    // to operand k's subscripts. Letters of operand k found nowhere else were summed over in the
+    // forward pass: g is the same along them, so they are restored by Unsqueeze and Expand.
+    auto [ops, out] = parseEinsum(c, c.node().attrString("equation", ""));
+    if (ops.size() != c.inputCount()) c.unsupported("the equation names " + std::to_string(ops.size()) + " operands");
+    for (size_t k = 0; k < ops.size(); ++k) {
+        if (!c.needsGrad(k)) continue;
+        std::string others = out;
+        std::vector<ValueId> args{c.gradOut(0)};
+        std::string lhs = out;
+        for (size_t j = 0; j < ops.size(); ++j) {
+            if (j == k) continue;
+            lhs += "," + ops[j];
+            others += ops[j];
+            args.push_back(c.input(j));
+        }
+        std::string kept;
+        std::vector<int64_t> missing;
+        for (size_t a = 0; a < ops[k].size(); ++a) {
+            if (others.find(ops[k][a]) != std::string::npos) kept += ops[k][a];
+            else missing.push_back(int64_t(a));
+        }
+        ValueId grad = c.op("Einsum", args, {Attribute::makeString("equation", lhs + "->" + kept)});
+        if (!missing.empty()) grad = c.op("Expand", {c.unsqueeze(grad, missing), c.shapeOf(c.input(k))});
+        c.setGradIn(k, grad);
+    }
+}
+
 }  // namespace
 
 void registerLinalgGradients(GradientRegistry& r) {
     r.add("MatMul", matMulGrad);
     r.add("Gemm", gemmGrad);
+    r.add("Einsum", einsumGrad);
 }
 
 }  // namespace passlens::autodiff
