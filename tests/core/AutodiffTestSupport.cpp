@@ -54,7 +54,15 @@ Window2d windowOf(const Node& n, int64_t kh, int64_t kw, int64_t H, int64_t W) {
     return {kh, kw, s[0], s[1], d[0], d[1], p[0], p[1], p[2], p[3]};
 }
 
-int64_t outSize(int64_t in, int64_t k, int64_t s, int64_t d, int64_t pb, int64_t pe) { return (in + pb + pe - (d * (k - 1) + 1)) / s + 1; }
+int64_t outSize(int64_t in, int64_t k, int64_t s, int64_t d, int64_t pb, int64_t pe, bool ceil = false) {
+    const int64_t span = in + pb + pe - (d * (k - 1) + 1);
+    if (!ceil) return span / s + 1;
+    // ceil_mode: one more window when the stride leaves a remainder, unless it would start in the
+    // end padding (ONNX, torch).
+    int64_t out = (span + s - 1) / s + 1;
+    if ((out - 1) * s >= in + pb) --out;
+    return out;
+}
 
 TensorPtr convRef(const Node& n, const Tensor& x, const Tensor& w, const Tensor* b) {
     const int64_t N = x.dims[0], C = x.dims[1], H = x.dims[2], W = x.dims[3];
@@ -86,8 +94,8 @@ TensorPtr poolRef(const Node& n, const Tensor& x, bool isMax) {
     const int64_t N = x.dims[0], C = x.dims[1], H = x.dims[2], W = x.dims[3];
     auto k = n.attrInts("kernel_shape");
     const Window2d g = windowOf(n, k[0], k[1], H, W);
-    const bool includePad = n.attrInt("count_include_pad", 0) != 0;
-    const int64_t Ho = outSize(H, g.kh, g.sh, g.dh, g.pt, g.pb), Wo = outSize(W, g.kw, g.sw, g.dw, g.pl, g.pr);
+    const bool includePad = n.attrInt("count_include_pad", 0) != 0, ceil = n.attrInt("ceil_mode", 0) != 0;
+    const int64_t Ho = outSize(H, g.kh, g.sh, g.dh, g.pt, g.pb, ceil), Wo = outSize(W, g.kw, g.sw, g.dw, g.pl, g.pr, ceil);
     auto xv = values(x);
     std::vector<double> y(size_t(N * C * Ho * Wo));
     for (int64_t nc = 0; nc < N * C; ++nc)

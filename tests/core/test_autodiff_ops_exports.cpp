@@ -1,7 +1,8 @@
 // The gradient rules added for real PyTorch exports against central finite differences in float64
 // (AutodiffTestSupport), one op at a time: HardSwish, HardSigmoid, Gelu (opset 20, both forms),
 // Clip, Min, Max, Abs, Reciprocal, Pad, Tile, Resize, ReduceMax/Min/L2/SumSquare, CumSum,
-// InstanceNormalization, BatchNormalization in training mode, Einsum, and Dropout whose ratio is a
+// InstanceNormalization, BatchNormalization in training mode, Einsum, MaxPool with ceil_mode, and
+// Dropout whose ratio is a
 // constant 0 in training mode (the refusal of a real ratio too). Random inputs almost surely miss the kinks
 // (HardSwish at ±3, Clip's bounds, Abs at 0, Min/Max ties) by more than the difference step.
 #include <gtest/gtest.h>
@@ -182,6 +183,38 @@ TEST(AutodiffOpsExports, EinsumWithADiagonalIsRefusedByName) {
         EXPECT_EQ(e.kind(), ErrorKind::Unsupported);
         EXPECT_NE(std::string(e.what()).find("Einsum 'diag'"), std::string::npos) << e.what();
         EXPECT_NE(std::string(e.what()).find("repeated in operand 'ii'"), std::string::npos) << e.what();
+    }
+}
+
+TEST(AutodiffOpsExports, MaxPoolCeilModeWindowsPastTheEnd) {
+    // 6 wide, kernel 3, stride 2: floor gives 2 windows, ceil 3 (the last covers columns 4, 5 and
+    // one past the end). Second case: 7 rows with top pad 1 and kernel 3 get a 4th window past the
+    // end; 6 columns with right pad 1 and kernel 2 would get one starting in the pad, which ceil
+    // mode drops.
+    const std::vector<std::vector<Attribute>> cases = {
+        {Attribute::makeInts("kernel_shape", {3, 3}), Attribute::makeInts("strides", {2, 2}), i("ceil_mode", 1)},
+        {Attribute::makeInts("kernel_shape", {3, 2}), Attribute::makeInts("strides", {2, 2}), Attribute::makeInts("pads", {1, 0, 0, 1}),
+         i("ceil_mode", 1)},
+    };
+    uint64_t seed = 420;
+    for (const auto& attrs : cases)
+        checkOp("MaxPool ceil_mode case " + std::to_string(seed), [&](GraphBuilder& b) {
+            return b.op("MaxPool", {param(b, "x", {1, 2, 7, 6}, seed++)}, attrs);
+        }, {"x"});
+}
+
+TEST(AutodiffOpsExports, AveragePoolCeilModePastTheEndIsRefusedByName) {
+    GraphBuilder b("avgpool_ceil");
+    test::addWeightedSumLoss(b, b.op("AveragePool", {param(b, "x", {1, 1, 6, 6}, 430)},
+                                     {Attribute::makeInts("kernel_shape", {3, 3}), Attribute::makeInts("strides", {2, 2}), i("ceil_mode", 1)},
+                                     "pool"));
+    try {
+        autodiff::makeTrainingModel(b.finish(), {"none", "", {"x"}});
+        FAIL() << "AveragePool with ceil_mode windows past the end was differentiated";
+    } catch (const Error& e) {
+        EXPECT_EQ(e.kind(), ErrorKind::Unsupported);
+        EXPECT_NE(std::string(e.what()).find("AveragePool 'pool'"), std::string::npos) << e.what();
+        EXPECT_NE(std::string(e.what()).find("ceil_mode"), std::string::npos) << e.what();
     }
 }
 

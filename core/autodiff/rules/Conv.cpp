@@ -49,9 +49,15 @@ Window windowOf(GradContext& c, const std::vector<int64_t>& xDims, const std::ve
             w.padB[i] = autoPad == "SAME_LOWER" ? total - total / 2 : total / 2;
             w.padE[i] = total - w.padB[i];
         }
-        // Windows beyond the padded end (ceil_mode) have no Conv/ConvTranspose counterpart.
+        // ceil_mode adds a last window that runs past the padded end. For MaxPool it is more end
+        // padding (the lowest value, never the maximum: that window starts inside the input);
+        // AveragePool's divisor there has no Conv/ConvTranspose counterpart.
         const int64_t floorOut = (w.in[i] + w.padB[i] + w.padE[i] - ek) / w.strides[i] + 1;
-        if (floorOut != w.out[i]) c.unsupported("ceil_mode windows that run past the padded input are not supported");
+        if (floorOut != w.out[i]) {
+            if (n.opType != "MaxPool" || n.attrInt("ceil_mode", 0) == 0 || w.out[i] != floorOut + 1)
+                c.unsupported("ceil_mode windows that run past the padded input are not supported");
+            w.padE[i] += (w.out[i] - 1) * w.strides[i] + ek - (w.in[i] + w.padB[i] + w.padE[i]);
+        }
     }
     return w;
 }
