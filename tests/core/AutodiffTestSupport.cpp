@@ -90,6 +90,40 @@ TensorPtr convRef(const Node& n, const Tensor& x, const Tensor& w, const Tensor*
     return doubles({N, M, Ho, Wo}, y);
 }
 
+/// 2-D ConvTranspose in double: x[n, ci] scattered through W[ci, co] to y[n, grp·Cog + co] at
+/// ih·s + kh·d − pad; y's size includes output_padding (explicit pads only).
+TensorPtr convTransposeRef(const Node& n, const Tensor& x, const Tensor& w, const Tensor* b) {
+    const int64_t N = x.dims[0], C = x.dims[1], H = x.dims[2], W = x.dims[3];
+    const int64_t Cog = w.dims[1], G = n.attrInt("group", 1), Cg = C / G, M = Cog * G;
+    const Window2d g = windowOf(n, w.dims[2], w.dims[3], H, W);
+    const auto op = n.attrInts("output_padding", {0, 0});
+    const int64_t Ho = (H - 1) * g.sh + (g.kh - 1) * g.dh + 1 - g.pt - g.pb + op[0];
+    const int64_t Wo = (W - 1) * g.sw + (g.kw - 1) * g.dw + 1 - g.pl - g.pr + op[1];
+    auto xv = values(x), wv = values(w);
+    std::vector<double> bv = b ? values(*b) : std::vector<double>(size_t(M), 0.0);
+    std::vector<double> y(size_t(N * M * Ho * Wo));
+    for (int64_t nn = 0; nn < N; ++nn)
+        for (int64_t m = 0; m < M; ++m)
+            for (int64_t i = 0; i < Ho * Wo; ++i) y[size_t((nn * M + m) * Ho * Wo + i)] = bv[size_t(m)];
+    for (int64_t nn = 0; nn < N; ++nn)
+        for (int64_t ci = 0; ci < C; ++ci) {
+            const int64_t grp = ci / Cg;
+            for (int64_t ih = 0; ih < H; ++ih)
+                for (int64_t iw = 0; iw < W; ++iw) {
+                    const double xval = xv[size_t(((nn * C + ci) * H + ih) * W + iw)];
+                    for (int64_t co = 0; co < Cog; ++co)
+                        for (int64_t i = 0; i < g.kh; ++i)
+                            for (int64_t j = 0; j < g.kw; ++j) {
+                                const int64_t h = ih * g.sh + i * g.dh - g.pt, ww = iw * g.sw + j * g.dw - g.pl;
+                                if (h < 0 || h >= Ho || ww < 0 || ww >= Wo) continue;
+                                y[size_t(((nn * M + grp * Cog + co) * Ho + h) * Wo + ww)] +=
+                                    xval * wv[size_t(((ci * Cog + co) * g.kh + i) * g.kw + j)];
+                            }
+                }
+        }
+    return doubles({N, M, Ho, Wo}, y);
+}
+
 TensorPtr poolRef(const Node& n, const Tensor& x, bool isMax) {
     const int64_t N = x.dims[0], C = x.dims[1], H = x.dims[2], W = x.dims[3];
     auto k = n.attrInts("kernel_shape");
@@ -172,6 +206,8 @@ std::vector<double> runDouble(const Model& m, const std::string& output, const s
         for (ValueId v : n.inputs) ins.push_back(v == kNone ? nullptr : env.at(v));
         std::vector<TensorPtr> outs;
         if (n.opType == "Conv") outs = {convRef(n, *ins[0], *ins[1], ins.size() > 2 && ins[2] ? ins[2].get() : nullptr)};
+        else if (n.opType == "ConvTranspose")
+            outs = {convTransposeRef(n, *ins[0], *ins[1], ins.size() > 2 && ins[2] ? ins[2].get() : nullptr)};
         else if (n.opType == "MaxPool") outs = {poolRef(n, *ins[0], true)};
         else if (n.opType == "AveragePool") outs = {poolRef(n, *ins[0], false)};
         else outs = eval::evalNode(m, g, id, ins);

@@ -1,8 +1,8 @@
 // The gradient rules added for real PyTorch exports against central finite differences in float64
 // (AutodiffTestSupport), one op at a time: HardSwish, HardSigmoid, Gelu (opset 20, both forms),
 // Clip, Min, Max, Abs, Reciprocal, Pad, Tile, Resize, ReduceMax/Min/L2/SumSquare, CumSum,
-// InstanceNormalization, BatchNormalization in training mode, Einsum, MaxPool with ceil_mode, and
-// Dropout whose ratio is a
+// InstanceNormalization, BatchNormalization in training mode, Einsum, MaxPool with ceil_mode,
+// ConvTranspose, and Dropout whose ratio is a
 // constant 0 in training mode (the refusal of a real ratio too). Random inputs almost surely miss the kinks
 // (HardSwish at ±3, Clip's bounds, Abs at 0, Min/Max ties) by more than the difference step.
 #include <gtest/gtest.h>
@@ -216,6 +216,28 @@ TEST(AutodiffOpsExports, AveragePoolCeilModePastTheEndIsRefusedByName) {
         EXPECT_NE(std::string(e.what()).find("AveragePool 'pool'"), std::string::npos) << e.what();
         EXPECT_NE(std::string(e.what()).find("ceil_mode"), std::string::npos) << e.what();
     }
+}
+
+TEST(AutodiffOpsExports, ConvTransposeStridesPadsOutputPaddingGroups) {
+    struct Case {
+        std::vector<int64_t> x, w;
+        std::vector<Attribute> attrs;
+        int64_t group = 1;
+    };
+    const std::vector<Case> cases = {
+        {{2, 3, 4, 4}, {3, 2, 3, 3}, {}},
+        {{1, 2, 3, 4}, {2, 3, 3, 3}, {Attribute::makeInts("strides", {2, 2}), Attribute::makeInts("pads", {1, 1, 1, 1})}},  // U-Net style ×2
+        {{1, 2, 3, 3}, {2, 2, 3, 3},
+         {Attribute::makeInts("strides", {2, 3}), Attribute::makeInts("pads", {1, 0, 0, 1}), Attribute::makeInts("output_padding", {1, 2})}},
+        {{1, 4, 3, 3}, {4, 1, 2, 2}, {Attribute::makeInts("strides", {2, 2}), i("group", 2)}, 2},
+        {{1, 2, 4, 4}, {2, 2, 2, 2}, {Attribute::makeInts("dilations", {2, 2}), Attribute::makeInts("pads", {1, 1, 0, 0})}},
+    };
+    uint64_t seed = 440;
+    for (const auto& k : cases)
+        checkOp("ConvTranspose case " + std::to_string(seed), [&](GraphBuilder& b) {
+            const int64_t m = k.w[1] * k.group;  // output channels
+            return b.op("ConvTranspose", {param(b, "x", k.x, seed++), param(b, "w", k.w, seed++), param(b, "bias", {m}, seed++)}, k.attrs);
+        }, {"x", "w", "bias"});
 }
 
 TEST(AutodiffOpsExports, DropoutRatioZeroInTrainingModePassesTheGradient) {

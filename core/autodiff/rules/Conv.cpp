@@ -3,6 +3,8 @@
 //          dW = Conv with roles swapped (X as the batch of Cg images, g as the weights, the forward
 //               stride becomes the dilation and the forward dilation the stride), cropped to W;
 //          dB = ReduceSum(g) over batch and space.
+//   ConvTranspose  the adjoint of that Conv: dX = Conv(g, W), dW = the Conv's weight gradient with
+//                  g as input and X as output gradient, dB = ReduceSum(g).
 //   MaxPool    windows extracted by a one-hot depthwise Conv, ArgMax picks the first maximum,
 //              the one-hot of it times g goes back through the matching ConvTranspose.
 //   AveragePool / GlobalAveragePool  g spread evenly over each window (ConvTranspose / Expand).
@@ -103,6 +105,44 @@ ValueId transposeBack(GradContext& c, ValueId g, ValueId wt, const Window& w, in
     return c.op("ConvTranspose", {g, wt}, std::move(attrs));
 }
 
+/// dW of a Conv with input `x` (dims `xd`, a symbolic batch as −1), output gradient `g`, geometry
+/// `w` and `group`: [M, C/group, kernel...].
+ValueId convWeightGrad(GradContext& c, ValueId x, ValueId g, const std::vector<int64_t>& xd, const Window& w, int64_t group) {
+    const int64_t nsp = int64_t(w.nsp());
+    std::vector<int64_t> spatialAxes(static_cast<size_t>(nsp));
+    std::iota(spatialAxes.begin(), spatialAxes.end(), 2);
+    // dW[m, c, k] = Σ_{n, o} g[n, m, o] · Xpad[n, g·Cg + c, o·s + k·d]: a grouped Conv over the
+    // batch of Cg "images" X'[c, (group, n), ...] with g'[(group, m), n, ...] as weights.
+    const int64_t N = xd[0], C = xd[1], Cg = C / group;
+    std::vector<int64_t> perm(static_cast<size_t>(nsp + 2));
+    std::iota(perm.begin(), perm.end(), 0);
+    std::swap(perm[0], perm[1]);
+    ValueId xT;
+    if (group == 1) {
+        xT = c.op("Transpose", {x}, {Attribute::makeInts("perm", perm)});
+    } else {
+        std::vector<int64_t> split = concat({N, group, Cg}, w.in);
+        std::vector<int64_t> perm5(static_cast<size_t>(nsp + 3));
+        std::iota(perm5.begin(), perm5.end(), 0);
+        std::swap(perm5[0], perm5[2]);
+        ValueId t = c.op("Transpose", {c.reshape(x, split)}, {Attribute::makeInts("perm", perm5)});
+        xT = c.reshape(t, concat({Cg, N < 0 ? -1 : group * N}, w.in));
+    }
+    ValueId gT = c.op("Transpose", {g}, {Attribute::makeInts("perm", perm)});
+    ValueId full = c.op("Conv", {xT, gT}, windowAttrs(w, group, true));
+    // The swapped Conv may reach past the kernel when the padded input has spare rows: crop.
+    bool crop = false;
+    for (int64_t i = 0; i < nsp; ++i) {
+        const int64_t reach = (w.in[size_t(i)] + w.padB[size_t(i)] + w.padE[size_t(i)] - (w.strides[size_t(i)] * (w.out[size_t(i)] - 1) + 1)) /
+                                  w.dilations[size_t(i)] + 1;
+        crop = crop || reach != w.kernel[size_t(i)];
+    }
+    if (crop)
+        full = c.op("Slice", {full, c.ints(std::vector<int64_t>(size_t(nsp), 0), "starts"), c.ints(w.kernel, "ends"),
+                              c.ints(spatialAxes, "axes")});
+    return c.op("Transpose", {full}, {Attribute::makeInts("perm", perm)});
+}
+
 void convGrad(GradContext& c) {
     const ValueId x = c.input(0), wv = c.input(1), g = c.gradOut(0);
     // An ungrouped Conv never needs the channel counts (the weight gives them).
@@ -117,38 +157,29 @@ void convGrad(GradContext& c) {
     std::vector<int64_t> spatialAxes(static_cast<size_t>(nsp));
     std::iota(spatialAxes.begin(), spatialAxes.end(), 2);
     if (c.needsGrad(0)) c.setGradIn(0, transposeBack(c, g, wv, w, group));
-    if (c.needsGrad(1)) {
-        // dW[m, c, k] = Σ_{n, o} g[n, m, o] · Xpad[n, g·Cg + c, o·s + k·d]: a grouped Conv over the
-        // batch of Cg "images" X'[c, (group, n), ...] with g'[(group, m), n, ...] as weights.
-        const int64_t N = xd[0], C = xd[1], Cg = C / group;
-        std::vector<int64_t> perm(static_cast<size_t>(nsp + 2));
-        std::iota(perm.begin(), perm.end(), 0);
-        std::swap(perm[0], perm[1]);
-        ValueId xT;
-        if (group == 1) {
-            xT = c.op("Transpose", {x}, {Attribute::makeInts("perm", perm)});
-        } else {
-            std::vector<int64_t> split = concat({N, group, Cg}, w.in);
-            std::vector<int64_t> perm5(static_cast<size_t>(nsp + 3));
-            std::iota(perm5.begin(), perm5.end(), 0);
-            std::swap(perm5[0], perm5[2]);
-            ValueId t = c.op("Transpose", {c.reshape(x, split)}, {Attribute::makeInts("perm", perm5)});
-            xT = c.reshape(t, concat({Cg, N < 0 ? -1 : group * N}, w.in));
-        }
-        ValueId gT = c.op("Transpose", {g}, {Attribute::makeInts("perm", perm)});
-        ValueId full = c.op("Conv", {xT, gT}, windowAttrs(w, group, true));
-        // The swapped Conv may reach past the kernel when the padded input has spare rows: crop.
-        bool crop = false;
-        for (int64_t i = 0; i < nsp; ++i) {
-            const int64_t reach = (w.in[size_t(i)] + w.padB[size_t(i)] + w.padE[size_t(i)] - (w.strides[size_t(i)] * (w.out[size_t(i)] - 1) + 1)) /
-                                      w.dilations[size_t(i)] + 1;
-            crop = crop || reach != w.kernel[size_t(i)];
-        }
-        if (crop)
-            full = c.op("Slice", {full, c.ints(std::vector<int64_t>(size_t(nsp), 0), "starts"), c.ints(w.kernel, "ends"),
-                                  c.ints(spatialAxes, "axes")});
-        c.setGradIn(1, c.op("Transpose", {full}, {Attribute::makeInts("perm", perm)}));
-    }
+    if (c.needsGrad(1)) c.setGradIn(1, convWeightGrad(c, x, g, xd, w, group));
+    if (c.needsGrad(2)) c.setGradIn(2, c.reduceSum(g, concat({0}, spatialAxes), false));
+}
+
+void convTransposeGrad(GradContext& c) {
+    // y = ConvTranspose(x, W) is the adjoint of the Conv with the same W, strides, pads, dilations
+    // and group (W as [M = C_in, C_out/group, kernel]): dx = Conv(g, W); dW is that Conv's weight
+    // gradient with g as its input and x as its output gradient; dB = ReduceSum(g).
+    const Node& n = c.node();
+    if (n.attr("output_shape")) c.unsupported("output_shape (give pads and output_padding instead)");
+    if (n.attrString("auto_pad", "NOTSET") != "NOTSET") c.unsupported("auto_pad " + n.attrString("auto_pad", ""));
+    const ValueId x = c.input(0), wv = c.input(1), g = c.gradOut(0);
+    const int64_t group = n.attrInt("group", 1);
+    const auto xd = staticButBatch(c, x, "ConvTranspose geometry", group == 1);
+    const auto wd = c.requireStaticShape(wv, "ConvTranspose geometry");
+    const auto yd = staticButBatch(c, c.output(0), "ConvTranspose geometry", group == 1);
+    if (xd.size() < 3) c.unsupported("input rank must be at least 3");
+    // The adjoint Conv reads y-shaped tensors and writes x-shaped ones.
+    const Window w = windowOf(c, yd, xd, std::vector<int64_t>(wd.begin() + 2, wd.end()));
+    std::vector<int64_t> spatialAxes(w.nsp());
+    std::iota(spatialAxes.begin(), spatialAxes.end(), 2);
+    if (c.needsGrad(0)) c.setGradIn(0, c.op("Conv", {g, wv}, windowAttrs(w, group)));
+    if (c.needsGrad(1)) c.setGradIn(1, convWeightGrad(c, g, x, yd, w, group));
     if (c.needsGrad(2)) c.setGradIn(2, c.reduceSum(g, concat({0}, spatialAxes), false));
 }
 
@@ -263,6 +294,7 @@ void globalAveragePoolGrad(GradContext& c) {
 
 void registerConvGradients(GradientRegistry& r) {
     r.add("Conv", convGrad);
+    r.add("ConvTranspose", convTransposeGrad);
     r.add("MaxPool", maxPoolGrad);
     r.add("AveragePool", averagePoolGrad);
     r.add("GlobalAveragePool", globalAveragePoolGrad);
