@@ -115,7 +115,9 @@ private:
             }
             if (foldKnownValue(rw, a, id, captures)) continue;
             if (mergeEqualSymbolicValue(rw, a, id, captures, firstWithValues)) continue;
-            if (replaceByShapeOfEqualValue(rw, a, id, captures, firstWithShape)) {
+            if (ValueId shaped = replaceByShapeOfEqualValue(rw, a, id, captures, firstWithShape); shaped != kNone) {
+                // Later equal computations read the new Shape, not the retired chain.
+                firstWithValues[valuesKey(a.of(g.node(id).outputs[0]))] = shaped;
                 addedShapes = true;
                 continue;
             }
@@ -171,38 +173,38 @@ private:
     /// A computed 1-D size vector that equals the whole shape of a value computed earlier
     /// (DeepLab's Resize sizes [batch, 16, floor((h - 1)/16) + 1, ...] = the shape of the ASPP
     /// branch beside it) becomes one Shape of that value, when that retires two nodes or more.
-    static bool replaceByShapeOfEqualValue(Rewriter& rw, const shape::ShapeAnalysis& a, NodeId id, bool captures,
-                                           const std::unordered_map<std::string, ValueId>& firstWithShape) {
+    static ValueId replaceByShapeOfEqualValue(Rewriter& rw, const shape::ShapeAnalysis& a, NodeId id, bool captures,
+                                              const std::unordered_map<std::string, ValueId>& firstWithShape) {
         const Graph& g = rw.graph();
         const Node& n = g.node(id);
         if (n.opType == "Shape" || n.opType == "Constant" || n.outputs.size() != 1 || n.outputs[0] == kNone ||
             n.outputs[0] >= a.values.size())
-            return false;
+            return kNone;
         const ValueId out = n.outputs[0];
         const shape::ValueShape& s = a.of(out);
         if (s.dtype != DataType::Int64 || g.value(out).type.elemType != DataType::Int64 || !s.values || !s.dims ||
             s.dims->size() != 1)
-            return false;
+            return kNone;
         std::string key;
         bool symbolic = false;
         for (const shape::Dim& e : *s.values) {
-            if (!e) return false;
+            if (!e) return kNone;
             symbolic = symbolic || !e->isConstant();
             key += std::to_string(e->id()) + ",";
         }
-        if (!symbolic) return false;  // all numbers: fold-known-values' business
+        if (!symbolic) return kNone;  // all numbers: fold-known-values' business
         // Only where a whole shape is expected (the readers are sizes of a new tensor).
         for (NodeId r : g.value(out).consumers) {
             const Node& rn = g.node(r);
             const bool sizeSlot = (rn.opType == "Resize" && rn.inputs.size() > 3 && rn.inputs[3] == out) ||
                                   ((rn.opType == "Reshape" || rn.opType == "Expand") && rn.inputs.size() > 1 && rn.inputs[1] == out) ||
                                   (rn.opType == "ConstantOfShape" && rn.inputs[0] == out);
-            if (!sizeSlot || !isDefault(rn)) return false;
+            if (!sizeSlot || !isDefault(rn)) return kNone;
         }
         auto it = firstWithShape.find(key);
-        if (it == firstWithShape.end()) return false;
-        if (g.value(out).isGraphOutput || (captures && rw.isCapturedBySubgraph(out))) return false;
-        if (exclusiveChain(rw, out, captures) < 3) return false;
+        if (it == firstWithShape.end()) return kNone;
+        if (g.value(out).isGraphOutput || (captures && rw.isCapturedBySubgraph(out))) return kNone;
+        if (exclusiveChain(rw, out, captures) < 3) return kNone;
         rw.setRule("shape-of-equal-value");
         const ValueId source = it->second;
         const std::string why = n.displayName() + " computes " + describeValues(*s.values) + ", the shape of '" +
@@ -213,7 +215,7 @@ private:
         NodeId added = rw.addNode("Shape", {source}, {shaped}, {}, {id}, why, n.displayName() + "_shape");
         rw.replaceAllUsesWith(out, shaped, why);
         rw.applied({added}, why);
-        return true;
+        return shaped;
     }
 
     /// An integer result whose every element the engine knows as a number (Gather(Shape(x), -1)
@@ -249,6 +251,21 @@ private:
         return true;
     }
 
+    /// "dtype|dims|element ids" of a small integer tensor whose every element is known ("" else).
+    static std::string valuesKey(const shape::ValueShape& s) {
+        if (!s.values) return {};
+        auto dims = s.staticDims();
+        if (!dims) return {};
+        std::string key = std::to_string(int(s.dtype)) + "|";
+        for (int64_t d : *dims) key += std::to_string(d) + ",";
+        key += "|";
+        for (const shape::Dim& e : *s.values) {
+            if (!e) return {};
+            key += std::to_string(e->id()) + ",";
+        }
+        return key;
+    }
+
     /// Integer results with the same elements as an earlier one ([batch, seq] computed from two
     /// different Shape nodes, seq gathered in every block) read the earlier one: common
     /// subexpressions over symbols, which plain CSE cannot see because the inputs differ.
@@ -263,15 +280,8 @@ private:
         if (!s.values || s.values->empty() || (s.dtype != DataType::Int64 && s.dtype != DataType::Int32) ||
             g.value(out).type.elemType != s.dtype)
             return false;
-        auto dims = s.staticDims();
-        if (!dims) return false;
-        std::string key = std::to_string(int(s.dtype)) + "|";
-        for (int64_t d : *dims) key += std::to_string(d) + ",";
-        key += "|";
-        for (const shape::Dim& e : *s.values) {
-            if (!e) return false;
-            key += std::to_string(e->id()) + ",";
-        }
+        const std::string key = valuesKey(s);
+        if (key.empty()) return false;
         auto [it, fresh] = first.emplace(key, out);
         if (fresh) return false;
         if (g.value(out).isGraphOutput || (captures && rw.isCapturedBySubgraph(out))) return false;
