@@ -3,10 +3,12 @@
 
 #include "autodiff/TrainingMemory.h"
 #include "cli/Command.h"
+#include "eval/Interpreter.h"
 #include "memory/MemoryPlan.h"
 #include "memory/PlanJson.h"
 #include "memory/ShapeAssist.h"
 #include "onnx/Import.h"
+#include "onnx/ShapeInference.h"
 #include "schedule/GraphSchedule.h"
 
 namespace passlens::cli {
@@ -31,6 +33,15 @@ REGISTER_COMMAND({
         onnxio::ImportOptions io;
         io.pinnedDims = args.dims();
         auto model = onnxio::importModelFile(args.positional(0, "MODEL"), io);
+        // A plan needs sizes: input dims left symbolic are planned at 1, and the note says so.
+        std::vector<std::pair<std::string, int64_t>> assumed;
+        for (const auto& d : eval::unpinnedDims(model, io.pinnedDims)) assumed.push_back({d, 1});
+        if (!assumed.empty()) {
+            onnxio::pinDims(model, assumed);
+            onnxio::inferShapes(model);
+            for (const auto& [name, value] : assumed)
+                err << "note: symbolic dim '" << name << "' is not pinned with --dim; planning at " << name << "=" << value << "\n";
+        }
         // Sizes behind Constant-fed Reshape/Expand: infer on a Constant-lifted copy (types only).
         memory::completeShapesViaLiftedConstants(model);
         // The schedule: the chosen one, plus every scheduler for `best`/`search` (the comparison).
@@ -64,6 +75,11 @@ REGISTER_COMMAND({
             training = autodiff::analyzeTrainingMemory(model, trainingOnOwnPlan ? plan : memory::planMemory(model, model.graph, options), options);
         if (args.flag("--json")) {
             auto j = memory::planToJson(plan);
+            if (!assumed.empty()) {
+                nlohmann::ordered_json a = nlohmann::ordered_json::object();
+                for (const auto& [name, value] : assumed) a[name] = value;
+                j["assumed_dims"] = std::move(a);
+            }
             if (options.parallelAware)
                 j["parallel_aware_cost_bytes"] = plan.arenaBytes - memory::planLifetimes(plan.lifetimes, options.planner).arenaBytes;
             auto subs = nlohmann::ordered_json::array();

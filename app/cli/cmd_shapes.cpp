@@ -1,5 +1,6 @@
 // passlens-cli shapes: every value's element type and dims from the symbolic shape engine
-// (core/shape), the symbols, and for each dim it could not express the node that left it and why.
+// (core/shape), the elements of small integer tensors (what a shape chain computes), the symbols,
+// and for each dim it could not express the node that left it and why.
 #include <nlohmann/json.hpp>
 
 #include <ostream>
@@ -23,6 +24,11 @@ std::string dimText(const shape::Dim& d, const Bindings& b) {
     if (!b.empty() && !d->isConstant())
         if (auto v = d->evaluate(b)) s += "=" + std::to_string(*v);
     return s;
+}
+
+bool isIntegerType(ir::DataType t) {
+    return t == ir::DataType::Int64 || t == ir::DataType::Int32 || t == ir::DataType::Int16 || t == ir::DataType::Int8 ||
+           t == ir::DataType::UInt8 || t == ir::DataType::Bool;
 }
 
 nlohmann::ordered_json dimJson(const shape::Dim& d) {
@@ -90,6 +96,11 @@ REGISTER_COMMAND({
                 } else {
                     e["dims"] = nullptr;
                 }
+                if (s.values) {  // the elements of a small integer tensor (a shape computation)
+                    auto elems = nlohmann::ordered_json::array();
+                    for (const auto& d : *s.values) elems.push_back(dimJson(d));
+                    e["elements"] = std::move(elems);
+                }
                 if (!s.why.empty()) e["why"] = s.why;
                 values.push_back(std::move(e));
             }
@@ -120,6 +131,11 @@ REGISTER_COMMAND({
             else
                 for (size_t i = 0; i < s.dims->size(); ++i) out << (i ? ", " : "") << dimText((*s.dims)[i], bindings);
             out << "]";
+            if (s.values && isIntegerType(s.dtype)) {
+                out << " = [";
+                for (size_t i = 0; i < s.values->size(); ++i) out << (i ? ", " : "") << dimText((*s.values)[i], bindings);
+                out << "]";
+            }
             if (!s.why.empty()) out << "   ← " << s.why;
             out << "\n";
         }

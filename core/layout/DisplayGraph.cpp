@@ -1,5 +1,6 @@
 #include "layout/DisplayGraph.h"
 
+#include <cctype>
 #include <onnx/defs/schema.h>
 
 #include <algorithm>
@@ -79,6 +80,34 @@ std::span<const OpCategory> allCategories() {
 
 // ---- text ---------------------------------------------------------------------------------------
 
+namespace {
+
+/// A dim_param short enough for an edge label: names and short expressions as they are
+/// ("batch", "2*seq", "floor(height/4)"); a long expression (the shape engine's Swin window
+/// arithmetic runs to kilobytes) as f(the input dims it depends on), e.g. "f(height)". The full
+/// text stays in the value's type (Properties, tooltips, `passlens-cli shapes`).
+std::string shortDimParam(const std::string& param) {
+    constexpr size_t kLongest = 20;
+    if (param.size() <= kLongest) return param;
+    std::vector<std::string> names;
+    for (size_t i = 0; i < param.size();) {
+        const unsigned char c = static_cast<unsigned char>(param[i]);
+        if (!std::isalpha(c) && c != '_') { ++i; continue; }
+        size_t j = i;
+        while (j < param.size() && (std::isalnum(static_cast<unsigned char>(param[j])) || param[j] == '_' || param[j] == '.')) ++j;
+        std::string word = param.substr(i, j - i);
+        const bool function = j < param.size() && param[j] == '(';
+        if (!function && std::find(names.begin(), names.end(), word) == names.end()) names.push_back(word);
+        i = j;
+    }
+    std::string s = "f(";
+    for (size_t i = 0; i < names.size(); ++i) s += (i ? "," : "") + names[i];
+    s += ")";
+    return s.size() <= 2 * kLongest ? s : "f(…)";
+}
+
+}  // namespace
+
 std::string shapeText(const TypeInfo& t) {
     if (!t.isTensor() || !t.shape) return {};
     if (t.shape->dims.empty()) return "scalar";
@@ -86,7 +115,7 @@ std::string shapeText(const TypeInfo& t) {
     for (size_t i = 0; i < t.shape->dims.size(); ++i) {
         if (i) s += "×";
         const Dim& d = t.shape->dims[i];
-        s += d.value ? std::to_string(*d.value) : (d.param.empty() ? "?" : d.param);
+        s += d.value ? std::to_string(*d.value) : (d.param.empty() ? "?" : shortDimParam(d.param));
     }
     return s;
 }

@@ -12,6 +12,8 @@
 //  - An Expand whose output shape is provably its input's shape (same expressions) is removed.
 // Symbolic dims come from the importer's shape inference; an unnamed unknown dim proves nothing.
 #include <map>
+#include <set>
+#include <unordered_map>
 
 #include "ir/Tensor.h"
 #include "passes/BasicPasses.h"
@@ -98,15 +100,122 @@ private:
         const shape::ShapeAnalysis a = shape::analyzeShapes(g, &rw.model());
         const bool captures = hasSubgraphNodes(g);
         const std::vector<NodeId> order = g.nodeOrder();
+        std::unordered_map<std::string, ValueId> firstWithValues;  // symbolic value numbering
+        std::unordered_map<std::string, ValueId> firstWithShape;   // values computed so far, by shape
+        bool addedShapes = false;
+        for (ValueId v : g.inputs())
+            if (v < a.values.size()) firstWithShape.emplace(shapeKey(a.of(v)), v);
+        firstWithShape.erase(std::string());
         for (NodeId id : order) {
             if (!g.hasNode(id)) continue;
             const Node& n = g.node(id);
-            if (!isDefault(n)) continue;
+            if (!isDefault(n)) {
+                rememberShapes(g, a, id, firstWithShape);
+                continue;
+            }
             if (foldKnownValue(rw, a, id, captures)) continue;
+            if (mergeEqualSymbolicValue(rw, a, id, captures, firstWithValues)) continue;
+            if (ValueId shaped = replaceByShapeOfEqualValue(rw, a, id, captures, firstWithShape); shaped != kNone) {
+                // Later equal computations read the new Shape, not the retired chain.
+                firstWithValues[valuesKey(a.of(g.node(id).outputs[0]))] = shaped;
+                addedShapes = true;
+                continue;
+            }
+            rememberShapes(g, a, id, firstWithShape);
             if (n.inputs.size() < 2 || n.inputs[0] == kNone || n.inputs[1] == kNone) continue;
             if (n.opType == "Reshape") foldReshapeTarget(rw, a, id);
             else if (n.opType == "Expand") removeSymbolicNoOpExpand(rw, a, id);
         }
+        if (addedShapes) rw.restoreTopologicalOrder();
+    }
+
+    /// "dtype|e1,e2,...": a value's shape when every dim is known ("" otherwise).
+    static std::string shapeKey(const shape::ValueShape& s) {
+        if (!s.fullyKnown()) return {};
+        std::string key;
+        for (const shape::Dim& d : *s.dims) key += std::to_string(d->id()) + ",";
+        return key;
+    }
+
+    static void rememberShapes(const Graph& g, const shape::ShapeAnalysis& a, NodeId id,
+                               std::unordered_map<std::string, ValueId>& first) {
+        if (!g.hasNode(id)) return;
+        for (ValueId v : g.node(id).outputs)
+            if (v != kNone && v < a.values.size())
+                if (auto k = shapeKey(a.of(v)); !k.empty()) first.emplace(k, v);
+    }
+
+    /// Nodes that only exist to compute `v`: its producer, and back through producers whose every
+    /// output is read only by nodes already counted.
+    static size_t exclusiveChain(const Rewriter& rw, ValueId v, bool captures) {
+        const Graph& g = rw.graph();
+        std::set<NodeId> dead;
+        std::vector<NodeId> work{g.value(v).producer};
+        while (!work.empty()) {
+            NodeId p = work.back();
+            work.pop_back();
+            if (p == kNone || dead.count(p) || g.node(p).hasSubgraphs()) continue;
+            bool onlyFeedsDead = true;
+            for (ValueId o : g.node(p).outputs) {
+                if (o == kNone) continue;
+                if (g.value(o).isGraphOutput || (captures && rw.isCapturedBySubgraph(o))) onlyFeedsDead = false;
+                for (NodeId r : g.value(o).consumers)
+                    if (!dead.count(r) && o != v) onlyFeedsDead = false;
+            }
+            if (!onlyFeedsDead) continue;
+            dead.insert(p);
+            for (ValueId in : g.node(p).inputs)
+                if (in != kNone && !g.value(in).initializer) work.push_back(g.value(in).producer);
+        }
+        return dead.size();
+    }
+
+    /// A computed 1-D size vector that equals the whole shape of a value computed earlier
+    /// (DeepLab's Resize sizes [batch, 16, floor((h - 1)/16) + 1, ...] = the shape of the ASPP
+    /// branch beside it) becomes one Shape of that value, when that retires two nodes or more.
+    static ValueId replaceByShapeOfEqualValue(Rewriter& rw, const shape::ShapeAnalysis& a, NodeId id, bool captures,
+                                              const std::unordered_map<std::string, ValueId>& firstWithShape) {
+        const Graph& g = rw.graph();
+        const Node& n = g.node(id);
+        if (n.opType == "Shape" || n.opType == "Constant" || n.outputs.size() != 1 || n.outputs[0] == kNone ||
+            n.outputs[0] >= a.values.size())
+            return kNone;
+        const ValueId out = n.outputs[0];
+        const shape::ValueShape& s = a.of(out);
+        if (s.dtype != DataType::Int64 || g.value(out).type.elemType != DataType::Int64 || !s.values || !s.dims ||
+            s.dims->size() != 1)
+            return kNone;
+        std::string key;
+        bool symbolic = false;
+        for (const shape::Dim& e : *s.values) {
+            if (!e) return kNone;
+            symbolic = symbolic || !e->isConstant();
+            key += std::to_string(e->id()) + ",";
+        }
+        if (!symbolic) return kNone;  // all numbers: fold-known-values' business
+        // Only where a whole shape is expected (the readers are sizes of a new tensor).
+        for (NodeId r : g.value(out).consumers) {
+            const Node& rn = g.node(r);
+            const bool sizeSlot = (rn.opType == "Resize" && rn.inputs.size() > 3 && rn.inputs[3] == out) ||
+                                  ((rn.opType == "Reshape" || rn.opType == "Expand") && rn.inputs.size() > 1 && rn.inputs[1] == out) ||
+                                  (rn.opType == "ConstantOfShape" && rn.inputs[0] == out);
+            if (!sizeSlot || !isDefault(rn)) return kNone;
+        }
+        auto it = firstWithShape.find(key);
+        if (it == firstWithShape.end()) return kNone;
+        if (g.value(out).isGraphOutput || (captures && rw.isCapturedBySubgraph(out))) return kNone;
+        if (exclusiveChain(rw, out, captures) < 3) return kNone;
+        rw.setRule("shape-of-equal-value");
+        const ValueId source = it->second;
+        const std::string why = n.displayName() + " computes " + describeValues(*s.values) + ", the shape of '" +
+                                g.value(source).name + "'";
+        ir::Shape vecShape;
+        vecShape.dims.push_back(ir::Dim::of((int64_t)s.values->size()));
+        ValueId shaped = rw.newValue(g.value(out).name + "_shape", TypeInfo::tensor(DataType::Int64, vecShape));
+        NodeId added = rw.addNode("Shape", {source}, {shaped}, {}, {id}, why, n.displayName() + "_shape");
+        rw.replaceAllUsesWith(out, shaped, why);
+        rw.applied({added}, why);
+        return shaped;
     }
 
     /// An integer result whose every element the engine knows as a number (Gather(Shape(x), -1)
@@ -138,6 +247,50 @@ private:
         TensorPtr folded = int64Tensor(*dims, values);
         if (s.dtype == DataType::Int32) folded = makeTensorOf<int32_t>(DataType::Int32, *dims, std::vector<int32_t>(values.begin(), values.end()));
         rw.foldToConstant(out, folded, why);
+        rw.applied({}, why);
+        return true;
+    }
+
+    /// "dtype|dims|element ids" of a small integer tensor whose every element is known ("" else).
+    static std::string valuesKey(const shape::ValueShape& s) {
+        if (!s.values) return {};
+        auto dims = s.staticDims();
+        if (!dims) return {};
+        std::string key = std::to_string(int(s.dtype)) + "|";
+        for (int64_t d : *dims) key += std::to_string(d) + ",";
+        key += "|";
+        for (const shape::Dim& e : *s.values) {
+            if (!e) return {};
+            key += std::to_string(e->id()) + ",";
+        }
+        return key;
+    }
+
+    /// Integer results with the same elements as an earlier one ([batch, seq] computed from two
+    /// different Shape nodes, seq gathered in every block) read the earlier one: common
+    /// subexpressions over symbols, which plain CSE cannot see because the inputs differ.
+    static bool mergeEqualSymbolicValue(Rewriter& rw, const shape::ShapeAnalysis& a, NodeId id, bool captures,
+                                        std::unordered_map<std::string, ValueId>& first) {
+        const Graph& g = rw.graph();
+        const Node& n = g.node(id);
+        if (n.opType == "Constant" || n.outputs.size() != 1 || n.outputs[0] == kNone || n.outputs[0] >= a.values.size()) return false;
+        if (n.hasSubgraphs()) return false;
+        const ValueId out = n.outputs[0];
+        const shape::ValueShape& s = a.of(out);
+        if (!s.values || s.values->empty() || (s.dtype != DataType::Int64 && s.dtype != DataType::Int32) ||
+            g.value(out).type.elemType != s.dtype)
+            return false;
+        const std::string key = valuesKey(s);
+        if (key.empty()) return false;
+        auto [it, fresh] = first.emplace(key, out);
+        if (fresh) return false;
+        if (g.value(out).isGraphOutput || (captures && rw.isCapturedBySubgraph(out))) return false;
+        rw.setRule("merge-equal-symbolic-values");
+        const ValueId keep = it->second;
+        const std::string name = n.displayName();
+        const std::string why = name + " computes " + describeValues(*s.values) + ", as '" + g.value(keep).name + "' already does";
+        rw.replaceAllUsesWith(out, keep, why);
+        rw.eraseNode(id, why);
         rw.applied({}, why);
         return true;
     }

@@ -1,6 +1,8 @@
 // Reads dim expressions in sympy's spelling (what ONNX Runtime's symbolic_shape_infer.py and
 // DimExpr::toString write): + - * / // ** with integer literals, names, floor(), ceil(), Mod(),
 // Min(), Max() (the last two with two or more arguments).
+#include <unordered_map>
+#include <mutex>
 #include <cctype>
 #include <vector>
 
@@ -148,9 +150,19 @@ private:
 std::optional<DimExpr> parseDimExpr(std::string_view text) { return Parser(text).parseAll(); }
 
 DimExpr dimFromParam(std::string_view param) {
-    if (param.find_first_of(" (*/") != std::string_view::npos)
-        if (auto e = parseDimExpr(param)) return *e;
-    return DimExpr::symbol(param);
+    if (param.find_first_of(" (*/") == std::string_view::npos) return DimExpr::symbol(param);
+    // The engine writes its expressions back as dim_params and reads them on every analysis:
+    // parse each text once (expressions are interned for the process's life anyway).
+    static std::mutex mutex;
+    static std::unordered_map<std::string, DimExpr> parsed;
+    {
+        std::lock_guard lock(mutex);
+        if (auto it = parsed.find(std::string(param)); it != parsed.end()) return it->second;
+    }
+    DimExpr e = parseDimExpr(param).value_or(DimExpr::symbol(param));
+    std::lock_guard lock(mutex);
+    if (parsed.size() < 200000) parsed.emplace(std::string(param), e);
+    return e;
 }
 
 }  // namespace passlens::shape

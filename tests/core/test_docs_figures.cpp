@@ -294,5 +294,18 @@ TEST(DocsFigures, MemoryPageArenaSizesOnRealModels) {
     }
 }
 
+TEST(DocsFigures, ShapesPageStaticAndDynamicNodeCounts) {
+    // docs/shapes.md: nodes after `optimize --level basic` of the committed static and dynamic
+    // exports (the ONNX Runtime column is measured by tests/models/check_optimized.js).
+    const auto rows = readTable("shapes.md", "export (tests/models) | static after basic");
+    ASSERT_GE(rows.size(), 5u);
+    for (const auto& row : rows) {
+        ASSERT_GE(row.size(), 5u) << row[0];
+        const std::string stem = std::string(PASSLENS_FIXTURES_DIR) + "/" + row[0];
+        EXPECT_EQ(long(optimizeWithCli(stem + "_static.onnx", {"--level", "basic"}).topLevel), firstNumber(row[1])) << row[0];
+        EXPECT_EQ(long(optimizeWithCli(stem + "_dynamic.onnx", {"--level", "basic"}).topLevel), firstNumber(row[3])) << row[0];
+    }
+}
+
 }  // namespace
 }  // namespace passlens

@@ -172,4 +172,10 @@ TEST(DisplayGraph, CategoriesAndLabels) {
     EXPECT_EQ(shapeText(t), "N×3×?");
     EXPECT_EQ(edgeLabel(t), "N×3×? float32");
     EXPECT_EQ(edgeLabel(ir::TypeInfo::tensor(ir::DataType::Int64)), "int64");
+    // The shape engine's expressions: short ones as they are, long ones by the dims they use.
+    ir::TypeInfo sym = ir::TypeInfo::tensor(
+        ir::DataType::Float, ir::Shape{{ir::Dim::symbol("batch"), ir::Dim::symbol("floor(height/4)"),
+                                        ir::Dim::symbol("floor(width/4) + Mod(-Mod(floor(width/4), 4), 4)"),
+                                        ir::Dim::symbol("Max(floor(height/4), Min(seq_len.x, 2*floor(height/4) - 1))")}});
+    EXPECT_EQ(shapeText(sym), "batch×floor(height/4)×f(width)×f(height,seq_len.x)");
 }

@@ -315,6 +315,22 @@ TEST(NewerOpsets, Ir10FieldsAndNewTypesRoundTripByteForByte) {
     EXPECT_EQ(back.SerializeAsString(), original);
 }
 
+TEST(NewerOpsets, ConvertKeepsTheFloat8Int4FixtureByteForByte) {
+    // tests/models/float8_int4_ir10.onnx (onnx 1.12's helper, IR 10, float8/uint4/int4
+    // initializers, a Cast to float8): `convert` writes the same bytes back.
+    const std::string in = std::string(PASSLENS_FIXTURES_DIR) + "/float8_int4_ir10.onnx";
+    const std::string out = test::tempDir("convert") + "/out.onnx";
+    auto r = test::runCli({"convert", in, out});
+    ASSERT_EQ(r.exitCode, 0) << r.err;
+    auto bytes = [](const std::string& path) {
+        std::ifstream f(path, std::ios::binary);
+        return std::string(std::istreambuf_iterator<char>(f), {});
+    };
+    const std::string original = bytes(in);
+    ASSERT_FALSE(original.empty());
+    EXPECT_EQ(bytes(out), original);
+}
+
 TEST(NewerOpsets, A4BitPayloadOfTheWrongSizeIsRefused) {
     onnx::ModelProto mp = oneNode(21, "Relu", {2}, {}, {"y"}, 10);
     auto* t = mp.mutable_graph()->add_initializer();

@@ -3,6 +3,7 @@
 // Expand / ConstantOfShape), data-dependent sizes, and the types written back into the IR.
 #include <gtest/gtest.h>
 
+#include "eval/Interpreter.h"
 #include "examples/Builder.h"
 #include "onnx/ShapeInference.h"
 #include "shape/ShapeEngine.h"
@@ -250,4 +251,34 @@ TEST(ShapeEngine, SliceToASymbolicEndUndoesPadding) {
     Model m = b.finish();
     EXPECT_EQ(dimsOf(m, padded), (Strings{"1", "h + 5", "96"}));
     EXPECT_EQ(dimsOf(m, back), (Strings{"1", "h", "96"}));
+}
+
+TEST(ShapeEngine, TorchvisionResizeArithmeticInFloat32GivesTheRealSizes) {
+    // GeneralizedRCNNTransform: scale = min(100 / min(h, w), 150 / max(h, w)), sizes =
+    // floor(h * scale), floor(w * scale), computed in float32 from Shape and fed to Resize.
+    GraphBuilder b("resize_sizes");
+    ValueId x = b.input("x", DataType::Float, {1, 3, 64, 47});
+    ValueId hw = b.op("Slice", {b.op("Shape", {x}), b.ints("s2", {2}), b.ints("s4", {4})});
+    auto asFloat = [&](ValueId v) { return b.op("Cast", {v}, {Attribute::makeInt("to", int64_t(DataType::Float))}); };
+    ValueId lo = asFloat(b.op("ReduceMin", {hw}, {Attribute::makeInt("keepdims", 0)}));
+    ValueId hi = asFloat(b.op("ReduceMax", {hw}, {Attribute::makeInt("keepdims", 0)}));
+    ValueId scale = b.op("Min", {b.op("Mul", {b.op("Reciprocal", {lo}), b.scalar("c100", 100.f)}),
+                                 b.op("Mul", {b.op("Reciprocal", {hi}), b.scalar("c150", 150.f)})});
+    auto sized = [&](int64_t axis) {
+        ValueId d = asFloat(b.op("Gather", {hw, scalarInt(b, "ax" + std::to_string(axis), axis)}));
+        ValueId f = b.op("Floor", {b.op("Mul", {d, scale})});
+        return b.op("Unsqueeze", {f, b.ints("u" + std::to_string(axis), {0})});
+    };
+    ValueId hwNew = b.op("Cast", {b.op("Concat", {sized(0), sized(1)}, {Attribute::makeInt("axis", 0)})},
+                         {Attribute::makeInt("to", int64_t(DataType::Int64))});
+    ValueId sizes = b.op("Concat", {b.ints("nc", {1, 3}), hwNew}, {Attribute::makeInt("axis", 0)});
+    ValueId y = b.op("Resize", {x, b.constant("roi", makeTensorOf<float>(DataType::Float, {0}, {})),
+                                b.constant("scales", makeTensorOf<float>(DataType::Float, {0}, {})), sizes});
+    b.output(y);
+    Model m = b.finish();
+    auto real = eval::run(m, eval::randomInputs(m, 1));
+    std::vector<std::string> want;
+    for (int64_t d : real[0]->dims) want.push_back(std::to_string(d));
+    EXPECT_EQ(dimsOf(m, y), want);
+    EXPECT_EQ(want[2], "136");  // floor(64 * 100/47); the width's 47 * 100/47 is the float32 edge case
 }

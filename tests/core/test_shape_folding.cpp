@@ -166,3 +166,46 @@ TEST(ShapeFolding, DropoutWithRatioZeroIsRemovedEvenInTrainingMode) {
     for (const auto& rm : r.remarks) missed |= rm.kind == passes::RemarkKind::Missed && rm.message.find("training mode") != std::string::npos;
     EXPECT_TRUE(missed) << "the Dropout with ratio 0.1 stays, and says why";
 }
+
+TEST(ShapeFolding, EqualSymbolicValuesFromDifferentShapesAreComputedOnce) {
+    // seq gathered from the tokens and again from a [batch, seq, 64] activation: one value.
+    GraphBuilder b("value_numbering");
+    ValueId ids = b.inputSymbolic("ids", DataType::Int64, {Dim::symbol("batch"), Dim::symbol("seq")});
+    ValueId x = tokens(b);
+    ValueId seqA = dimOf(b, b.op("Shape", {ids}), 1);
+    ValueId seqB = dimOf(b, b.op("Shape", {b.op("Relu", {x})}), 1);
+    ValueId maskA = b.op("ConstantOfShape", {b.op("Concat", {seqA, seqA}, {Attribute::makeInt("axis", 0)})});
+    ValueId maskB = b.op("ConstantOfShape", {b.op("Concat", {seqB, seqB}, {Attribute::makeInt("axis", 0)})});
+    b.output(b.op("Add", {maskA, maskB}));
+    Model m = b.finish();
+    auto r = runAndCompare(m, {"shape-chain-folding", "cse", "dce"});
+    auto counts = test::opCounts(m.graph);
+    EXPECT_EQ(counts.at("Shape"), 1);
+    EXPECT_EQ(counts.at("ConstantOfShape"), 1) << "equal fill values merge in CSE once the inputs are one value";
+    EXPECT_TRUE(hasRemark(r, passes::RemarkKind::Applied, "merge-equal-symbolic-values", "[seq]"));
+}
+
+TEST(ShapeFolding, ResizeSizesEqualToAnotherValuesShapeBecomeOneShape) {
+    // DeepLab's pooling branch: Resize(pooled, [batch, 16] ++ [H', W'] of the feature map) reads
+    // the feature map's own shape once the chain is seen to compute exactly that.
+    GraphBuilder b("aspp_pool");
+    ValueId image = b.inputSymbolic("image", DataType::Float, {Dim::symbol("batch"), Dim::of(16), Dim::symbol("h"), Dim::symbol("w")});
+    ValueId aux = b.inputSymbolic("aux", DataType::Float, {Dim::symbol("batch"), Dim::of(8), Dim::symbol("h"), Dim::symbol("w")});
+    ValueId feat = b.op("Relu", {image});
+    ValueId pooled = b.op("GlobalAveragePool", {feat});
+    ValueId fs = b.op("Shape", {aux});  // H', W' read from another branch's shape
+    ValueId hw = b.op("Concat", {dimOf(b, fs, 2), dimOf(b, fs, 3)}, {Attribute::makeInt("axis", 0)});
+    ValueId nc = b.op("Slice", {b.op("Shape", {pooled}), b.ints("s0", {0}), b.ints("s2", {2}), b.ints("a0", {0})});
+    ValueId sizes = b.op("Concat", {nc, hw}, {Attribute::makeInt("axis", 0)});
+    ValueId up = b.op("Resize", {pooled, b.constant("roi", makeTensorOf<float>(DataType::Float, {0}, {})),
+                                 b.constant("scales", makeTensorOf<float>(DataType::Float, {0}, {})), sizes});
+    b.output(b.op("Add", {feat, up}));
+    b.output(b.op("Relu", {aux}));
+    Model m = b.finish();
+    auto r = runAndCompare(m, {"shape-chain-folding", "dce"});
+    auto counts = test::opCounts(m.graph);
+    EXPECT_EQ(counts.at("Shape"), 1);
+    EXPECT_EQ(counts.count("Gather"), 0u);
+    EXPECT_EQ(counts.count("Concat"), 0u);
+    EXPECT_TRUE(hasRemark(r, passes::RemarkKind::Applied, "shape-of-equal-value"));
+}

@@ -24,9 +24,16 @@ std::string attributeKey(const Attribute& a) {
     case AttrKind::Floats: for (auto v : a.floats) { uint32_t bits; std::memcpy(&bits, &v, 4); os << bits << ','; } break;
     case AttrKind::Strings: for (auto& s : a.strings) os << s.size() << ':' << s << ','; break;
     case AttrKind::Tensor:
-        if (a.t) os << (int)a.t->dtype << '/' << a.t->dims.size() << '/' << std::string_view((const char*)a.t->data.data(), a.t->byteSize()).size()
-                    << '/' << std::hash<std::string_view>{}(std::string_view((const char*)a.t->data.data(), a.t->byteSize()));
-        os << "@" << (const void*)a.t.get();  // distinct tensors never merge (conservative)
+        if (a.t && a.t->strings.empty() && a.t->byteSize() <= 256) {
+            // Small tensors (ConstantOfShape's fill value, a Constant scalar) by their exact
+            // contents, so equal ones compare equal; bigger ones by identity (conservative).
+            os << (int)a.t->dtype << '[';
+            for (int64_t d : a.t->dims) os << d << ',';
+            os << ']' << a.t->byteSize() << ':';
+            os.write((const char*)a.t->data.data(), (std::streamsize)a.t->byteSize());
+        } else {
+            os << "@" << (const void*)a.t.get();
+        }
         break;
     default: os << "@" << (const void*)&a; break;  // unique: never equal
     }

@@ -1,6 +1,8 @@
 // Elementwise ops: broadcasting shapes, and the arithmetic / comparisons / selections of shape
 // values (integers only: ONNX integer Div truncates, so it is floor division only where the
 // numerator is proven non-negative).
+#include <algorithm>
+#include <cmath>
 #include <cstdlib>
 
 #include "shape/Rules.h"
@@ -12,6 +14,48 @@ using ir::DataType;
 namespace {
 
 using BinaryFn = Dim (*)(const DimExpr&, const DimExpr&);
+
+/// Flat index into an input of dims `in` for flat output index `flat` of dims `out` (dims of
+/// size 1 broadcast).
+int64_t broadcastIndex(int64_t flat, const std::vector<int64_t>& out, const std::vector<int64_t>& in) {
+    int64_t idx = 0, stride = 1;
+    const size_t off = out.size() - in.size();
+    for (size_t i = out.size(); i-- > 0;) {
+        int64_t coord = flat % out[i];
+        flat /= out[i];
+        if (i < off) continue;
+        int64_t d = in[i - off];
+        idx += (d == 1 ? 0 : coord) * stride;
+        stride *= d;
+    }
+    return idx;
+}
+
+/// Elements of small constant float tensors computed in float32, as the model computes them
+/// (an exporter's image-resize arithmetic: sizes = floor(h * scale)); nullopt when an input has
+/// no known elements.
+std::optional<std::vector<double>> broadcastReals(const std::vector<const ValueShape*>& ins, const std::vector<Dim>& outDims,
+                                                  const std::function<double(const std::vector<double>&)>& f) {
+    auto count = staticCount(outDims);
+    if (!count || *count > static_cast<int64_t>(kMaxValueElements)) return std::nullopt;
+    std::vector<std::vector<int64_t>> inDims;
+    for (const ValueShape* s : ins) {
+        if (!s || !s->reals) return std::nullopt;
+        auto d = s->staticDims();
+        if (!d || *staticCount(*s->dims) != static_cast<int64_t>(s->reals->size())) return std::nullopt;
+        inDims.push_back(*d);
+    }
+    std::vector<int64_t> od;
+    for (const Dim& d : outDims) od.push_back(*d->constantValue());
+    std::vector<double> out, args(ins.size());
+    for (int64_t flat = 0; flat < *count; ++flat) {
+        for (size_t k = 0; k < ins.size(); ++k) args[k] = (*ins[k]->reals)[static_cast<size_t>(broadcastIndex(flat, od, inDims[k]))];
+        out.push_back(static_cast<float>(f(args)));  // float32 rounding after every op
+    }
+    return out;
+}
+
+bool isFloat32(DataType t) { return t == DataType::Float; }
 
 std::optional<std::vector<Dim>> broadcastValues(const std::vector<const ValueShape*>& ins, const std::vector<Dim>& outDims,
                                                 const std::function<Dim(const std::vector<DimExpr>&)>& f) {
@@ -31,17 +75,7 @@ std::optional<std::vector<Dim>> broadcastValues(const std::vector<const ValueSha
     for (int64_t flat = 0; flat < *count; ++flat) {
         bool known = true;
         for (size_t k = 0; k < ins.size(); ++k) {
-            // Map the output index onto input k (dims of size 1 broadcast).
-            int64_t rem = flat, idx = 0, stride = 1;
-            size_t off = od.size() - inDims[k].size();
-            for (size_t i = od.size(); i-- > 0;) {
-                int64_t coord = rem % od[i];
-                rem /= od[i];
-                if (i < off) continue;
-                int64_t d = inDims[k][i - off];
-                idx += (d == 1 ? 0 : coord) * stride;
-                stride *= d;
-            }
+            const int64_t idx = broadcastIndex(flat, od, inDims[k]);
             const Dim& e = (*ins[k]->values)[static_cast<size_t>(idx)];
             if (!e) { known = false; break; }
             args[k] = *e;
@@ -51,13 +85,18 @@ std::optional<std::vector<Dim>> broadcastValues(const std::vector<const ValueSha
     return out;
 }
 
-/// Shape by broadcasting; values by f when every input has them and the type is an integer.
-void elementwise(RuleContext& c, DataType outType, const std::function<Dim(const std::vector<DimExpr>&)>& f) {
+using RealFn = std::function<double(const std::vector<double>&)>;
+
+/// Shape by broadcasting; values by f when every input has them and the type is an integer;
+/// float32 elements by `real` when every input's are known.
+void elementwise(RuleContext& c, DataType outType, const std::function<Dim(const std::vector<DimExpr>&)>& f,
+                 const RealFn& real = nullptr) {
     std::vector<const ValueShape*> ins;
     for (size_t i = 0; i < c.inputCount(); ++i) ins.push_back(c.in(i));
     ValueShape& o = c.out(0);
     o.dtype = outType;
     o.dims = broadcastShapes(ins);
+    if (o.dims && real && isFloat32(outType)) o.reals = broadcastReals(ins, *o.dims, real);
     if (!o.dims || !f) return;
     for (const ValueShape* s : ins)
         if (!s || !isIntegerType(s->dtype)) return;
@@ -112,7 +151,9 @@ void passthrough(RuleContext& c) {
     o.dims = c.in(0)->dims;
 }
 
-void reduce(RuleContext& c, bool valuesBySum, bool valuesByProduct) {
+enum class ReduceValues { None, Sum, Product, Min, Max };
+
+void reduce(RuleContext& c, ReduceValues how) {
     const ValueShape* x = c.in(0);
     if (!x) return;
     ValueShape& o = c.out(0);
@@ -147,28 +188,38 @@ void reduce(RuleContext& c, bool valuesBySum, bool valuesByProduct) {
     }
     o.dims = dims;
     bool all = std::all_of(reduced.begin(), reduced.end(), [](bool b) { return b; });
-    if (all && x->values && isIntegerType(x->dtype) && (valuesBySum || valuesByProduct)) {
-        DimExpr acc = DimExpr::constant(valuesBySum ? 0 : 1);
+    // Min/Max of whole numbers held in a float tensor (a Cast of sizes) are whole numbers too.
+    const bool wholeFloats = isFloat32(x->dtype) && (how == ReduceValues::Min || how == ReduceValues::Max);
+    if (all && x->values && !x->values->empty() && (isIntegerType(x->dtype) || wholeFloats) && how != ReduceValues::None) {
+        std::optional<DimExpr> acc;
         for (const Dim& e : *x->values) {
             if (!e) return;
-            acc = valuesBySum ? acc + *e : acc * *e;
+            if (!acc) { acc = *e; continue; }
+            switch (how) {
+                case ReduceValues::Sum: acc = *acc + *e; break;
+                case ReduceValues::Product: acc = *acc * *e; break;
+                case ReduceValues::Min: acc = min(*acc, *e); break;
+                case ReduceValues::Max: acc = max(*acc, *e); break;
+                case ReduceValues::None: return;
+            }
         }
-        o.values = std::vector<Dim>{acc};
+        o.values = std::vector<Dim>{*acc};
     }
 }
 
 }  // namespace
 
 void addElementwiseRules(RuleTable& t) {
-    auto binary = [](BinaryFn f) {
-        return [f](RuleContext& c) {
-            elementwise(c, typeOf(c, 0), [f](const std::vector<DimExpr>& a) { return f(a[0], a[1]); });
+    auto binary = [](BinaryFn f, double (*real)(double, double)) {
+        return [f, real](RuleContext& c) {
+            elementwise(c, typeOf(c, 0), [f](const std::vector<DimExpr>& a) { return f(a[0], a[1]); },
+                        [real](const std::vector<double>& a) { return real(a[0], a[1]); });
         };
     };
-    t["Add"] = binary([](const DimExpr& a, const DimExpr& b) -> Dim { return a + b; });
-    t["Sub"] = binary([](const DimExpr& a, const DimExpr& b) -> Dim { return a - b; });
-    t["Mul"] = binary([](const DimExpr& a, const DimExpr& b) -> Dim { return a * b; });
-    t["Div"] = binary(truncDiv);
+    t["Add"] = binary([](const DimExpr& a, const DimExpr& b) -> Dim { return a + b; }, [](double a, double b) { return a + b; });
+    t["Sub"] = binary([](const DimExpr& a, const DimExpr& b) -> Dim { return a - b; }, [](double a, double b) { return a - b; });
+    t["Mul"] = binary([](const DimExpr& a, const DimExpr& b) -> Dim { return a * b; }, [](double a, double b) { return a * b; });
+    t["Div"] = binary(truncDiv, [](double a, double b) { return a / b; });
     t["Mod"] = [](RuleContext& c) {
         bool fmod = c.node.attrInt("fmod", 0) != 0;
         elementwise(c, typeOf(c, 0), [fmod](const std::vector<DimExpr>& a) -> Dim {
@@ -179,23 +230,29 @@ void addElementwiseRules(RuleTable& t) {
             return std::nullopt;
         });
     };
-    auto variadic = [](BinaryFn f) {
-        return [f](RuleContext& c) {
-            elementwise(c, typeOf(c, 0), [f](const std::vector<DimExpr>& a) -> Dim {
-                Dim r = a[0];
-                for (size_t i = 1; i < a.size() && r; ++i) r = f(*r, a[i]);
-                return r;
-            });
+    auto variadic = [](BinaryFn f, double (*real)(double, double)) {
+        return [f, real](RuleContext& c) {
+            elementwise(
+                c, typeOf(c, 0),
+                [f](const std::vector<DimExpr>& a) -> Dim {
+                    Dim r = a[0];
+                    for (size_t i = 1; i < a.size() && r; ++i) r = f(*r, a[i]);
+                    return r;
+                },
+                [real](const std::vector<double>& a) {
+                    double r = a[0];
+                    for (size_t i = 1; i < a.size(); ++i) r = real(r, a[i]);
+                    return r;
+                });
         };
     };
-    t["Max"] = variadic([](const DimExpr& a, const DimExpr& b) -> Dim { return max(a, b); });
-    t["Min"] = variadic([](const DimExpr& a, const DimExpr& b) -> Dim { return min(a, b); });
-    t["Sum"] = variadic([](const DimExpr& a, const DimExpr& b) -> Dim { return a + b; });
+    t["Max"] = variadic([](const DimExpr& a, const DimExpr& b) -> Dim { return max(a, b); }, [](double a, double b) { return std::max(a, b); });
+    t["Min"] = variadic([](const DimExpr& a, const DimExpr& b) -> Dim { return min(a, b); }, [](double a, double b) { return std::min(a, b); });
+    t["Sum"] = variadic([](const DimExpr& a, const DimExpr& b) -> Dim { return a + b; }, [](double a, double b) { return a + b; });
     t["Mean"] = [](RuleContext& c) { elementwise(c, typeOf(c, 0), nullptr); };
     t["Pow"] = [](RuleContext& c) { elementwise(c, typeOf(c, 0), nullptr); };
     t["PRelu"] = t["Pow"];
     t["BitShift"] = t["Pow"];
-    t["Neg"] = [](RuleContext& c) { elementwise(c, typeOf(c, 0), [](const std::vector<DimExpr>& a) -> Dim { return -a[0]; }); };
     t["Abs"] = [](RuleContext& c) {
         elementwise(c, typeOf(c, 0), [](const std::vector<DimExpr>& a) -> Dim { return max(a[0], -a[0]); });
     };
@@ -247,6 +304,34 @@ void addElementwiseRules(RuleTable& t) {
                            "LayerNormalization", "Dropout", "ScatterND", "ScatterElements", "Scatter",
                            "GroupNormalization"})
         t[op] = passthrough;
+    // Float32 elements through the unary steps of an exporter's size arithmetic; Floor, Ceil and
+    // Round results are whole numbers, so they also get integer elements for the Unsqueeze /
+    // Concat / Cast(int64) after them.
+    auto unaryReal = [](double (*real)(double), bool whole) {
+        return [real, whole](RuleContext& c) {
+            passthrough(c);
+            const ValueShape* x = c.in(0);
+            if (!x || !x->reals || !isFloat32(x->dtype)) return;
+            ValueShape& o = c.out(0);
+            std::vector<double> r;
+            std::vector<Dim> v;
+            for (double e : *x->reals) {
+                r.push_back(static_cast<float>(real(e)));
+                if (whole && std::isfinite(r.back()) && std::abs(r.back()) < 4.0e18) v.push_back(DimExpr::constant(static_cast<int64_t>(r.back())));
+            }
+            o.reals = r;
+            if (whole && v.size() == r.size()) o.values = v;
+        };
+    };
+    t["Floor"] = unaryReal([](double x) { return std::floor(x); }, true);
+    t["Ceil"] = unaryReal([](double x) { return std::ceil(x); }, true);
+    t["Round"] = unaryReal([](double x) { return std::nearbyint(x); }, true);  // half to even, like ONNX
+    t["Sqrt"] = unaryReal([](double x) { return std::sqrt(x); }, false);
+    t["Reciprocal"] = unaryReal([](double x) { return 1.0 / x; }, false);
+    t["Neg"] = [](RuleContext& c) {
+        elementwise(c, typeOf(c, 0), [](const std::vector<DimExpr>& a) -> Dim { return -a[0]; },
+                    [](const std::vector<double>& a) { return -a[0]; });
+    };
     // Outputs that are not the data: Dropout's mask has the data's shape, as bool.
     t["Dropout"] = [](RuleContext& c) {
         passthrough(c);
@@ -264,6 +349,33 @@ void addElementwiseRules(RuleTable& t) {
         ValueShape& o = c.out(0);
         o.dtype = to;
         o.dims = c.in(0)->dims;
+        const ValueShape& x = *c.in(0);
+        if (isFloat32(to) && x.reals) {
+            o.reals = x.reals;  // float32 to float32
+        } else if (isFloat32(to) && x.values && isIntegerType(x.dtype)) {
+            // Integers (sizes, far below 2^24, so exact in float32) stay whole numbers: kept as
+            // values, and as float32 elements when all are constants.
+            o.values = x.values;
+            std::vector<double> r;
+            for (const Dim& e : *x.values) {
+                auto v = e ? e->constantValue() : std::nullopt;
+                if (!v || std::abs(*v) > (int64_t(1) << 24)) return;
+                r.push_back(static_cast<double>(*v));
+            }
+            o.reals = r;
+            return;
+        } else if (isIntegerType(to) && to != DataType::Bool && x.reals && isFloat32(x.dtype)) {
+            std::vector<Dim> v;  // float to integer truncates toward zero
+            for (double e : *x.reals) {
+                if (!std::isfinite(e) || std::abs(e) > 4.0e18) return;
+                v.push_back(DimExpr::constant(static_cast<int64_t>(std::trunc(e))));
+            }
+            o.values = v;
+            return;
+        } else if (isIntegerType(to) && to != DataType::Bool && x.values && isFloat32(x.dtype)) {
+            o.values = x.values;  // whole numbers (Floor/Ceil/Round results) carried as integers
+            return;
+        }
         if (!c.in(0)->values || !isIntegerType(c.in(0)->dtype) || !isIntegerType(to)) return;
         if (to == DataType::Bool) {
             std::vector<Dim> v;
@@ -273,11 +385,12 @@ void addElementwiseRules(RuleTable& t) {
             o.values = c.in(0)->values;  // shape values fit in int32 when the model is valid
         }
     };
-    for (const char* op : {"ReduceMax", "ReduceMin", "ReduceMean", "ReduceL1", "ReduceL2", "ReduceLogSum",
-                           "ReduceLogSumExp", "ReduceSumSquare"})
-        t[op] = [](RuleContext& c) { reduce(c, false, false); };
-    t["ReduceSum"] = [](RuleContext& c) { reduce(c, true, false); };
-    t["ReduceProd"] = [](RuleContext& c) { reduce(c, false, true); };
+    for (const char* op : {"ReduceMean", "ReduceL1", "ReduceL2", "ReduceLogSum", "ReduceLogSumExp", "ReduceSumSquare"})
+        t[op] = [](RuleContext& c) { reduce(c, ReduceValues::None); };
+    t["ReduceSum"] = [](RuleContext& c) { reduce(c, ReduceValues::Sum); };
+    t["ReduceProd"] = [](RuleContext& c) { reduce(c, ReduceValues::Product); };
+    t["ReduceMin"] = [](RuleContext& c) { reduce(c, ReduceValues::Min); };  // torchvision: min(h, w)
+    t["ReduceMax"] = [](RuleContext& c) { reduce(c, ReduceValues::Max); };
     auto arg = [](RuleContext& c) {
         const ValueShape* x = c.in(0);
         ValueShape& o = c.out(0);
