@@ -11,6 +11,7 @@
 #include <iterator>
 #include <memory>
 
+#include "graph/FirstView.h"
 #include "graph/GraphItems.h"
 #include "graph/LayoutJob.h"
 #include "graph/Minimap.h"
@@ -93,20 +94,54 @@ void GraphView::setSnapshot(SnapshotPtr snap) {
 
 void GraphView::showReadableOverview() {
     if (!snapshot_) return;
-    const auto& b = snapshot_->layout.bounds;
-    const QRectF r = QRectF(b.x, b.y, b.width, b.height).adjusted(-20, -20 - captionRoom(), 20, 20);
-    const QSizeF vp = viewport()->size();
-    const double fitScale = std::min(vp.width() / r.width(), vp.height() / r.height());
-    if (fitScale >= 0.55) return fitAll();
-    // A tall graph fitted whole would be unreadable: fit its width (readable, capped) and start
-    // at the inputs, the way one reads a model.
-    const double s = std::clamp(vp.width() / r.width(), 0.55, 0.9);
+    const FirstView first = chooseFirstView(snapshot_->display, snapshot_->layout, viewport()->size(), captionRoom());
+    if (first.fitWhole) return fitAll();
     resetTransform();
-    scale(s, s);
-    centerOn(QPointF(r.center().x(), r.top() + vp.height() / (2 * s)));
+    scale(first.scale, first.scale);
+    centerOn(first.center);
     minimap_->viewport()->update();
     updateMinimapVisibility();
-    emit zoomChanged(s);
+    emit zoomChanged(first.scale);
+}
+
+QRectF GraphView::visibleSceneRect() const { return mapToScene(viewport()->rect()).boundingRect(); }
+
+bool GraphView::showsAnyBox() const {
+    for (QGraphicsItem* i : scene_->items(visibleSceneRect(), Qt::IntersectsItemBoundingRect))
+        if (i->type() == NodeItem::Type) return true;
+    return false;
+}
+
+void GraphView::bringIntoView(const QRectF& sceneRect) {
+    if (visibleSceneRect().contains(sceneRect)) return;
+    centerOn(sceneRect.center());
+    minimap_->viewport()->update();
+    updateMinimapVisibility();
+}
+
+GraphViewState GraphView::viewState() const {
+    if (!snapshot_) return {};
+    return {transform(), visibleSceneRect().center(), true};
+}
+
+void GraphView::restoreViewState(const GraphViewState& state) {
+    if (!state.valid) return;
+    setTransform(state.transform);
+    centerOn(state.center);
+    minimap_->viewport()->update();
+    updateMinimapVisibility();
+    emit zoomChanged(transform().m11());
+}
+
+bool GraphView::selectKeepingZoom(ir::NodeId id) {
+    NodeItem* item = itemForNode(id);
+    if (!item) return false;
+    scene_->clearSelection();
+    item->setSelected(true);
+    centerOn(item);
+    minimap_->viewport()->update();
+    updateMinimapVisibility();
+    return true;
 }
 
 int GraphView::operatorItemCount() const {
@@ -346,6 +381,12 @@ void GraphView::setGhosts(const std::vector<Ghost>& ghosts, const NodeStyle& sty
         for (GhostItem* g : ghosts_) r = r.united(g->sceneBoundingRect().adjusted(-40, -40, 40, 40));
         scene_->setSceneRect(r);
     }
+}
+
+std::vector<std::pair<ir::NodeId, QRectF>> GraphView::ghostRects() const {
+    std::vector<std::pair<ir::NodeId, QRectF>> out;
+    for (const GhostItem* g : ghosts_) out.emplace_back(g->node(), g->sceneBoundingRect());
+    return out;
 }
 
 const NodeStyle* GraphView::nodeStyle(ir::NodeId id) const {

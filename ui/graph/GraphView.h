@@ -19,6 +19,13 @@ class EdgeItem;
 class GhostItem;
 class Minimap;
 
+/// Where a view looked: its zoom and the scene point at its center (invalid without a drawing).
+struct GraphViewState {
+    QTransform transform;
+    QPointF center;
+    bool valid = false;
+};
+
 class GraphView : public QGraphicsView {
     Q_OBJECT
 public:
@@ -38,7 +45,18 @@ public:
     NodeItem* itemForNode(ir::NodeId id) const;
 
     bool selectNode(ir::NodeId id);   ///< selects and centers; false if the node is not drawn
+    /// Selects and centers at the current zoom (a step keeps the user's zoom); false if not drawn.
+    bool selectKeepingZoom(ir::NodeId id);
     void centerOnNode(ir::NodeId id);
+    /// The part of the scene the viewport shows now.
+    QRectF visibleSceneRect() const;
+    /// Whether any box (operator, input, output, group) is at least partly on screen.
+    bool showsAnyBox() const;
+    /// Centers on `sceneRect` unless it is already on screen whole (no jump when it is).
+    void bringIntoView(const QRectF& sceneRect);
+    /// Zoom and center of the view, to restore after a redraw of the same graph.
+    GraphViewState viewState() const;
+    void restoreViewState(const GraphViewState& state);
     ir::NodeId selectedNode() const;
 
     void setNodeStyle(ir::NodeId id, const NodeStyle& style);
@@ -58,6 +76,8 @@ public:
     struct Ghost { ir::NodeId node; QRectF rect; QString title, subtitle; };
     void setGhosts(const std::vector<Ghost>& ghosts, const NodeStyle& style);
     int ghostCount() const { return int(ghosts_.size()); }
+    /// The ghosts drawn now: removed node and where it stands (scene coordinates).
+    std::vector<std::pair<ir::NodeId, QRectF>> ghostRects() const;
 
     /// Nodes whose name or op type contains `text` (case-insensitive), in layout order.
     std::vector<ir::NodeId> findNodes(const QString& text) const;
@@ -103,7 +123,8 @@ public slots:
     void zoomIn();
     void zoomOut();
     void fitAll();
-    /// The first view of a new drawing: fitted when it stays readable, else width-fitted at the top.
+    /// The first view of a new drawing: fitted when it stays readable, else a readable zoom on the
+    /// graph inputs (chooseFirstView in graph/FirstView.h).
     void showReadableOverview();
 
 signals:
