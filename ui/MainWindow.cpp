@@ -625,8 +625,9 @@ void MainWindow::buildAnalysisDocks() {
     clustersAction_ = new QAction(tr("Fusion &Groups"), this);
     clustersAction_->setObjectName("fusionGroupsAction");
     clustersAction_->setCheckable(true);
-    clustersAction_->setChecked(QSettings().value("view/fusionGroups", true).toBool());
-    clustersAction_->setToolTip(tr("Frame each fusion group (TVM FuseOps) of the shown graph; the anchor is tagged"));
+    // Off by default: even one group's frame covers edge labels; on, it outlines the selected node's group.
+    clustersAction_->setChecked(QSettings().value("view/fusionGroups", false).toBool());
+    clustersAction_->setToolTip(tr("Outline the selected node's fusion group (TVM FuseOps); the anchor is tagged"));
     connect(clustersAction_, &QAction::toggled, this, &MainWindow::setFusionClustersVisible);
     mainView_->setClustersVisible(clustersAction_->isChecked());
     clusterWatcher_ = new QFutureWatcher<FusionClusters>(this);

@@ -7,6 +7,7 @@
 #include <QPainter>
 #include <QScrollBar>
 #include <QWheelEvent>
+#include <algorithm>
 #include <cmath>
 #include <iterator>
 #include <memory>
@@ -51,6 +52,8 @@ void GraphView::setSnapshot(SnapshotPtr snap) {
     ghosts_.clear();
     clusterItems_.clear();
     clusterTags_.clear();
+    clusterItemOwner_.clear();
+    clusterTagOwner_.clear();
     clusters_.clear();
     groupFrames_.clear();
     groupStyles_.clear();
@@ -217,6 +220,7 @@ void GraphView::onSelectionChanged() {
     for (auto& [key, edges] : edgesByNode_)
         for (EdgeItem* e : edges) e->setHighlighted(false);
     placeOverlays();
+    updateClusterVisibility();
     auto sel = scene_->selectedItems();
     if (sel.isEmpty()) {
         emit nodeSelected(ir::kNone);
@@ -295,6 +299,8 @@ void GraphView::rebuildClusterItems() {
     for (QGraphicsItem* i : clusterTags_) delete i;
     clusterItems_.clear();
     clusterTags_.clear();
+    clusterItemOwner_.clear();
+    clusterTagOwner_.clear();
     // Distinct hues that stay readable as a translucent wash behind the category colors.
     static const char* palette[] = {"#7c3aed", "#0d9488", "#db2777", "#2563eb", "#ca8a04", "#16a34a", "#ea580c"};
     // Label band: the label plus room for the anchor tag that straddles the top member's border.
@@ -311,28 +317,43 @@ void GraphView::rebuildClusterItems() {
         if (!frame) continue;
         const QColor color = cl.color.isValid() ? cl.color : QColor(palette[c % std::size(palette)]);
         const auto& f = frame->frame;
-        auto* item = new ClusterItem(QRectF(f.x, f.y, f.width, f.height), cl.label, color);
-        item->setVisible(clustersVisible_);
+        // Outline only: a fill would tint the boxes and edge labels inside.
+        auto* item = new ClusterItem(QRectF(f.x, f.y, f.width, f.height), cl.label, color, 0);
         scene_->addItem(item);
         clusterItems_.push_back(item);
+        clusterItemOwner_.push_back(c);
         auto* label = new ClusterLabelItem(QPointF(frame->labelAnchor.x, frame->labelAnchor.y),
                                            std::max(f.right() - frame->labelAnchor.x - 6, 130.0), cl.label, color);
-        label->setVisible(clustersVisible_);
         scene_->addItem(label);
         clusterTags_.push_back(label);
+        clusterTagOwner_.push_back(c);
         if (NodeItem* anchor = itemForNode(cl.anchor)) {
             auto* tag = new TagItem(anchor->boundingRect().adjusted(4, 4, -4, -4), QObject::tr("anchor"), color);
-            tag->setVisible(clustersVisible_);
             scene_->addItem(tag);
             clusterTags_.push_back(tag);
+            clusterTagOwner_.push_back(c);
         }
     }
+    updateClusterVisibility();
+}
+
+void GraphView::updateClusterVisibility() {
+    const ir::NodeId selected = clustersVisible_ ? selectedNode() : ir::kNone;
+    auto shown = [&](size_t c) {
+        const auto& m = clusters_[c].members;
+        return selected != ir::kNone && std::find(m.begin(), m.end(), selected) != m.end();
+    };
+    for (size_t i = 0; i < clusterItems_.size(); ++i) clusterItems_[i]->setVisible(shown(clusterItemOwner_[i]));
+    for (size_t i = 0; i < clusterTags_.size(); ++i) clusterTags_[i]->setVisible(shown(clusterTagOwner_[i]));
+}
+
+int GraphView::visibleClusterOverlayCount() const {
+    return int(std::count_if(clusterItems_.begin(), clusterItems_.end(), [](QGraphicsItem* i) { return i->isVisible(); }));
 }
 
 void GraphView::setClustersVisible(bool on) {
     clustersVisible_ = on;
-    for (QGraphicsItem* i : clusterItems_) i->setVisible(on);
-    for (QGraphicsItem* i : clusterTags_) i->setVisible(on);
+    updateClusterVisibility();
 }
 
 QMenu* GraphView::createNodeContextMenu(ir::NodeId id, QWidget* parent) {

@@ -106,13 +106,16 @@ public:
     /// Drawn edges from `from` to `to` that carry a style now.
     int styledEdgeCount(ir::NodeId from, ir::NodeId to) const;
 
-    /// Cluster overlay: a translucent frame around each cluster's drawn members, its label on top
-    /// and its anchor tagged. Replaced as a whole; setSnapshot drops it (clusters belong to a graph).
+    /// Cluster overlay: an outline around each cluster's drawn members, its label on top and its
+    /// anchor tagged. Only the selected node's cluster is shown (frames of every cluster overlap
+    /// and cover unrelated boxes). Replaced as a whole; setSnapshot drops it (clusters belong to a graph).
     void setClusters(std::vector<NodeCluster> clusters);
     void setClustersVisible(bool on);
     bool clustersVisible() const { return clustersVisible_; }
-    /// Cluster frames in the scene (clusters with at least one drawn member).
+    /// Cluster frames in the scene (clusters with at least one drawn member), shown or not.
     int clusterOverlayCount() const { return static_cast<int>(clusterItems_.size()); }
+    /// Cluster frames on screen now: the selected node's, while the overlay is on.
+    int visibleClusterOverlayCount() const;
     const std::vector<NodeCluster>& clusters() const { return clusters_; }
 
     /// The node's context menu, filled by whoever listens to nodeContextMenuRequested (the caller
@@ -183,8 +186,11 @@ private:
     std::vector<NodeCluster> clusters_;
     std::vector<QGraphicsItem*> clusterItems_;  ///< frames; their labels and anchor tags live in clusterTags_
     std::vector<QGraphicsItem*> clusterTags_;
+    std::vector<size_t> clusterItemOwner_, clusterTagOwner_;  ///< index into clusters_, per item
+    /// Shows the frame, label and tag of the selected node's cluster only (when the overlay is on).
+    void updateClusterVisibility();
     std::vector<std::pair<QGraphicsItem*, uint32_t>> groupFrames_;  ///< frame item, group id
-    bool clustersVisible_ = true;
+    bool clustersVisible_ = false;
 };
 
 }  // namespace passlens::ui
