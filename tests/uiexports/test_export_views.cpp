@@ -50,6 +50,16 @@ int boxesOnScreen(const ui::GraphView& v) {
     return n;
 }
 
+/// Graph-input boxes at least partly on screen: where a reader of the model starts.
+int inputsOnScreen(const ui::GraphView& v) {
+    int n = 0;
+    for (const auto& node : v.snapshot()->display.nodes)
+        if (node.kind == layout::DisplayNode::Kind::Input)
+            for (QGraphicsItem* i : v.scene()->items(visibleRect(v)))
+                n += i->type() == ui::NodeItem::Type && static_cast<ui::NodeItem*>(i)->key() == node.key && onScreen(v, i);
+    return n;
+}
+
 /// Whether something the shown step marks is on screen: an added or changed box, a removed
 /// node's ghost, or a collapsed group badged with changes.
 bool aChangeOnScreen(MainWindow& w) {
@@ -134,6 +144,20 @@ class ExportViewsTest : public QObject {
 private slots:
     void init() { QSettings().clear(); }
 
+    /// The first view at a smaller window (a laptop screen) starts at the inputs too.
+    void firstViewOnASmallWindow_data() { exportRows(); }
+    void firstViewOnASmallWindow() {
+        QFETCH(QString, name);
+        MainWindow w;
+        w.resize(1280, 760);
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        QVERIFY(openAndWait(w, fixture(name)));
+        QCoreApplication::processEvents();
+        QVERIFY2(boxesOnScreen(*w.graphView()) > 0, qPrintable(where(w, "first view is empty canvas")));
+        QVERIFY2(inputsOnScreen(*w.graphView()) > 0, qPrintable(where(w, "first view does not show the graph inputs")));
+    }
+
     /// Nothing selected: the first view shows the model, a run keeps it on screen, each step
     /// brings one of its changes into view.
     void firstViewRunAndStepsShowTheModel_data() { exportRows(); }
@@ -145,6 +169,7 @@ private slots:
         QCoreApplication::processEvents();
         ui::GraphView& v = *w->graphView();
         QVERIFY2(boxesOnScreen(v) > 0, qPrintable(where(*w, "first view is empty canvas")));
+        QVERIFY2(inputsOnScreen(v) > 0, qPrintable(where(*w, "first view does not show the graph inputs")));
         // The window as a new user sees it, kept for people to look at.
         QDir().mkpath(PASSLENS_SCREENSHOT_DIR);
         const QImage shot = w->grab().toImage();
