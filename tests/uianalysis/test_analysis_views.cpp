@@ -8,6 +8,7 @@
 #include <QListWidget>
 #include <QMenu>
 #include <QMenuBar>
+#include <QSettings>
 #include <QSignalSpy>
 #include <QtTest>
 
@@ -260,6 +261,7 @@ private slots:
     }
 
     void clusterOverlayCountEqualsMultiMemberGroups() {
+        QSettings().remove("view/fusionGroups");  // the default, not what an earlier run left
         MainWindow w;
         w.resize(1600, 1000);
         w.show();
