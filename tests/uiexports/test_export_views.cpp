@@ -186,6 +186,7 @@ private slots:
             QVERIFY(showRow(*w, row));
             const QString when = QString("after step %1 (%2)").arg(row).arg(QString::fromStdString(w->stepper()->lastRun()->stepAt(row)->result.name));
             QVERIFY2(boxesOnScreen(v) > 0, qPrintable(where(*w, when + ": empty canvas")));
+            w->grab().save(QString(PASSLENS_SCREENSHOT_DIR) + QString("/export_step%1_").arg(row) + name + ".png");
             if (!stepHasDrawnChanges(*w)) continue;
             ++withChanges;
             QVERIFY2(aChangeOnScreen(*w), qPrintable(where(*w, when + ": no change on screen")));
