@@ -301,7 +301,7 @@ void GraphView::rebuildClusterItems() {
     clusterTags_.clear();
     clusterItemOwner_.clear();
     clusterTagOwner_.clear();
-    // Distinct hues that stay readable as a translucent wash behind the category colors.
+    // Distinct hues that stay readable as outlines next to the category colors.
     static const char* palette[] = {"#7c3aed", "#0d9488", "#db2777", "#2563eb", "#ca8a04", "#16a34a", "#ea580c"};
     // Label band: the label plus room for the anchor tag that straddles the top member's border.
     const double labelHeight = QFontMetricsF(nodeTextFont()).height() + 10;
