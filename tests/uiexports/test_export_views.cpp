@@ -50,13 +50,17 @@ int boxesOnScreen(const ui::GraphView& v) {
     return n;
 }
 
-/// Graph-input boxes at least partly on screen: where a reader of the model starts.
+/// Graph-input boxes at least partly on screen and not under the legend or the overview map:
+/// where a reader of the model starts.
 int inputsOnScreen(const ui::GraphView& v) {
     int n = 0;
     for (const auto& node : v.snapshot()->display.nodes)
         if (node.kind == layout::DisplayNode::Kind::Input)
             for (QGraphicsItem* i : v.scene()->items(visibleRect(v)))
-                n += i->type() == ui::NodeItem::Type && static_cast<ui::NodeItem*>(i)->key() == node.key && onScreen(v, i);
+                if (i->type() == ui::NodeItem::Type && static_cast<ui::NodeItem*>(i)->key() == node.key && onScreen(v, i)) {
+                    const QRect inView = v.mapFromScene(i->sceneBoundingRect()).boundingRect();
+                    n += !inView.intersects(v.legendGeometry()) && !inView.intersects(v.minimapGeometry());
+                }
     return n;
 }
 

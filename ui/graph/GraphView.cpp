@@ -57,6 +57,7 @@ void GraphView::setSnapshot(SnapshotPtr snap) {
     clusters_.clear();
     groupFrames_.clear();
     groupStyles_.clear();
+    inputKeys_.clear();
     snapshot_ = std::move(snap);
     if (!snapshot_) {
         updateMinimapVisibility();
@@ -84,6 +85,8 @@ void GraphView::setSnapshot(SnapshotPtr snap) {
             item->setStyleOverride(&it->second);
     }
     addGroupFrames();
+    for (const auto& n : dg.nodes)
+        if (n.kind == DisplayNode::Kind::Input) inputKeys_.insert(n.key);
     presentCategories_.clear();
     for (auto c : layout::allCategories())
         for (const auto& n : dg.nodes)
@@ -479,6 +482,13 @@ void GraphView::updateMinimapVisibility() {
     placeOverlays();
 }
 
+bool GraphView::coversGraphInput(const QRect& viewportRect) const {
+    if (inputKeys_.empty()) return false;
+    for (QGraphicsItem* i : scene_->items(mapToScene(viewportRect).boundingRect(), Qt::IntersectsItemBoundingRect))
+        if (i->type() == NodeItem::Type && inputKeys_.count(static_cast<NodeItem*>(i)->key())) return true;
+    return false;
+}
+
 QRect GraphView::minimapGeometry() const { return minimap_->isVisible() ? minimap_->geometry() : QRect(); }
 QRect GraphView::legendGeometry() const { return legendRect_; }
 
@@ -508,8 +518,13 @@ void GraphView::placeOverlays() {
     if (legendVisible_ && snapshot_) {
         const QSize size = legendSize();
         const QRect topLeft(QPoint(margin, margin), size), topRight(QPoint(w - size.width() - margin, margin), size);
-        if (sel.isEmpty() || !sel.intersects(topLeft)) legend = topLeft;
-        else if (!sel.intersects(topRight)) legend = topRight;
+        // The selection is never covered; a graph input (the first view starts at them) moves
+        // the legend too when the other corner is free of both.
+        const bool selLeft = !sel.isEmpty() && sel.intersects(topLeft), selRight = !sel.isEmpty() && sel.intersects(topRight);
+        if (!selLeft && !coversGraphInput(topLeft)) legend = topLeft;
+        else if (!selRight && !coversGraphInput(topRight)) legend = topRight;
+        else if (!selLeft) legend = topLeft;
+        else if (!selRight) legend = topRight;
     }
     if (legend != legendRect_) {
         legendRect_ = legend;

@@ -6,6 +6,7 @@
 #include <QHash>
 #include <map>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "graph/GraphSnapshot.h"
 
@@ -159,6 +160,8 @@ private:
     void placeOverlays();
     /// The legend's size for the categories drawn now (empty when there is nothing to list).
     QSize legendSize() const;
+    /// Whether a graph input's box lies under `viewportRect` (the legend keeps off the inputs).
+    bool coversGraphInput(const QRect& viewportRect) const;
     void drawCaption(QPainter* p);
     /// Scene units kept free above the drawing so the caption does not cover the first boxes.
     double captionRoom() const { return caption_.isEmpty() ? 0.0 : 44.0; }
@@ -178,6 +181,7 @@ private:
     bool legendVisible_ = true;
     QRect legendRect_;               ///< where the legend is drawn now (viewport), empty = not drawn
     std::vector<layout::OpCategory> presentCategories_;  ///< the legend's rows
+    std::unordered_set<uint32_t> inputKeys_;  ///< display keys of the graph-input boxes
     bool minimapCoveredSelection_ = false;  ///< hidden only because the selection was under it
     bool minimapWanted_ = true;
     QString caption_;
