@@ -28,7 +28,9 @@
 #include <QtConcurrent>
 #include <QToolBar>
 #include <QToolButton>
+#include <algorithm>
 #include <chrono>
+#include <utility>
 #include <map>
 
 #include "PropertiesPanel.h"
@@ -341,6 +343,7 @@ void MainWindow::setModel(std::shared_ptr<const ir::Model> model, const QString&
     properties_->showNothing();
     setReadOnly({}, ir::kNone);
     resetStepper();
+    freshModel_ = true;
     startLayout();
 }
 
@@ -414,6 +417,10 @@ void MainWindow::cancelLayout() {
 }
 
 void MainWindow::showLaidOut(const SnapshotPtr& snap) {
+    // What the view showed before this drawing replaces it (a step, a run, a redraw).
+    const bool fresh = std::exchange(freshModel_, false);
+    const GraphViewState before = fresh ? GraphViewState{} : mainView_->viewState();
+    const ir::NodeId kept = fresh ? ir::kNone : mainView_->selectedNode();
     updateCaption();  // before the drawing, so the first view leaves room for it
     mainView_->setSnapshot(snap);
     // After the new drawing is in: highlights restored by listeners of snapshotReplaced may carry
@@ -425,8 +432,9 @@ void MainWindow::showLaidOut(const SnapshotPtr& snap) {
         statusBar()->showMessage(tr("Simple layered placement (Graphviz: %1)").arg(QString::fromStdString(snap->layout.fallbackReason)), 10000);
     else if (shownRow_ <= 0)  // a step keeps its own "pass i of n" message
         statusBar()->showMessage(tr("Laid out %1 boxes in %2 s").arg(snap->display.nodes.size()).arg(snap->layoutSeconds, 0, 'f', 2), 5000);
+    focusAfterRedraw(before, kept);
     updateBreadcrumb();
-    if (!findEdit_->text().isEmpty() && !redrawing_) find(findEdit_->text());
+    if (!findEdit_->text().isEmpty() && !redrawing_) refreshFindHits(findEdit_->text());
     if (!readOnlyReason_.isEmpty()) {
         statusBar()->showMessage(tr("Read-only: %1. Passes are off for this model.").arg(readOnlyReason_));
         if (readOnlyNode_ != ir::kNone && shownRow_ < 0) mainView_->selectNode(readOnlyNode_);
@@ -482,12 +490,19 @@ void MainWindow::openSubgraph(ir::NodeId id) {
 }
 
 void MainWindow::find(const QString& text) {
+    refreshFindHits(text);
+    hitIndex_ = -1;
+    if (!hits_.empty()) findNext();
+}
+
+void MainWindow::refreshFindHits(const QString& text) {
     GraphView* v = currentView();
     hits_ = v->findNodes(text);
     v->setSearchHits(hits_);
-    hitIndex_ = -1;
+    // Find Next goes on from the selected hit (a step keeps the selection, not the hit's place).
+    const auto at = std::find(hits_.begin(), hits_.end(), v->selectedNode());
+    hitIndex_ = at == hits_.end() ? -1 : int(at - hits_.begin());
     findStatus_->setText(text.isEmpty() ? QString() : hits_.empty() ? tr("no match") : tr("%1 matches").arg(hits_.size()));
-    if (!hits_.empty()) findNext();
 }
 
 void MainWindow::findNext() {
@@ -610,8 +625,9 @@ void MainWindow::buildAnalysisDocks() {
     clustersAction_ = new QAction(tr("Fusion &Groups"), this);
     clustersAction_->setObjectName("fusionGroupsAction");
     clustersAction_->setCheckable(true);
-    clustersAction_->setChecked(QSettings().value("view/fusionGroups", true).toBool());
-    clustersAction_->setToolTip(tr("Frame each fusion group (TVM FuseOps) of the shown graph; the anchor is tagged"));
+    // Off by default: even one group's frame covers edge labels; on, it outlines the selected node's group.
+    clustersAction_->setChecked(QSettings().value("view/fusionGroups", false).toBool());
+    clustersAction_->setToolTip(tr("Outline the selected node's fusion group (TVM FuseOps); the anchor is tagged"));
     connect(clustersAction_, &QAction::toggled, this, &MainWindow::setFusionClustersVisible);
     mainView_->setClustersVisible(clustersAction_->isChecked());
     clusterWatcher_ = new QFutureWatcher<FusionClusters>(this);

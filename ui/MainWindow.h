@@ -33,6 +33,7 @@ namespace passlens::ui {
 class ChangeLogPanel;
 class CompareView;
 class GraphView;
+struct GraphViewState;
 class MemoryView;
 class PropertiesPanel;
 class RemarksPanel;
@@ -112,6 +113,11 @@ public:
     void find(const QString& text);
     void findNext();
     void findPrevious();
+
+    /// Passes ▸ Next Change (F8) / Previous Change (Shift+F8): selects the next added or changed
+    /// node of the shown step in reading order, or centers the next removed one's ghost
+    /// (MainWindowFocus.cpp). `step` is +1 or -1.
+    void showNextChange(int step = 1);
 
     bool exportImage(const QString& path);  ///< .png or .svg of the current view's whole drawing
 
@@ -252,6 +258,18 @@ private:
     StepDiff shownDiff_;
     QString shownModelDiff_;
     uint64_t beforeGeneration_ = 0;
+
+    // where the view looks after a redraw (MainWindowFocus.cpp)
+    /// A step, a run or a redraw of the same graph: the kept selection centered at the zoom the
+    /// user had, else the step's first change brought into view, else the previous view when it
+    /// still shows boxes, else the first view. A newly opened model keeps its first view.
+    void focusAfterRedraw(const GraphViewState& before, ir::NodeId kept);
+    /// Ghosts drawn after the focus was chosen: a step that only removed nodes shows its first.
+    void focusOnLateGhosts();
+    /// Hits of `text` on the drawing shown now, keeping the selection (no jump to the first hit).
+    void refreshFindHits(const QString& text);
+    bool freshModel_ = false;              ///< the next drawing is a new model's first view
+    ir::NodeId lastChangeSpot_ = ir::kNone;  ///< where Next Change stood (a ghost is not selectable)
 
     // large graphs
     void buildGroupMenu(QMenu* view);

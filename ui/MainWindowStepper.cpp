@@ -139,6 +139,14 @@ void MainWindow::buildStepperMenu(QMenu* file) {
     back->setShortcuts({QKeySequence(Qt::ALT | Qt::Key_Left), QKeySequence(Qt::SHIFT | Qt::Key_F10)});
     pipe->addAction(tr("&Cancel Run"), stepper_, &StepperPanel::cancel);
     pipe->addSeparator();
+    QAction* nextChange = pipe->addAction(tr("&Next Change"), this, [this] { showNextChange(1); });
+    nextChange->setObjectName("nextChangeAction");
+    nextChange->setShortcut(QKeySequence(Qt::Key_F8));
+    nextChange->setToolTip(tr("Select the next node the shown pass added or changed (reading order), or show the next removed one"));
+    QAction* prevChange = pipe->addAction(tr("&Previous Change"), this, [this] { showNextChange(-1); });
+    prevChange->setObjectName("previousChangeAction");
+    prevChange->setShortcut(QKeySequence(Qt::SHIFT | Qt::Key_F8));
+    pipe->addSeparator();
     QAction* side = pipe->addAction(tr("&Side by Side (Before | After)"));
     side->setObjectName("sideBySideAction");
     side->setCheckable(true);
@@ -243,6 +251,7 @@ void MainWindow::showGhosts() {
             ghosts.push_back({g.node, QRectF(g.rect.x, g.rect.y, g.rect.width, g.rect.height),
                               QString::fromStdString(g.title), QString::fromStdString(g.subtitle)});
         mainView_->setGhosts(ghosts, styleFor(DiffState::Removed));
+        focusOnLateGhosts();
         emit ghostsShown(int(ghosts.size()));
     });
 }

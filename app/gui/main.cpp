@@ -6,7 +6,6 @@
 // then runs the extended pipeline in the stepper and times showing each step (median and max from
 // choosing the row until the step's drawing is in the view).
 #include <QApplication>
-#include <QCommandLineParser>
 #include <QElapsedTimer>
 #include <QSettings>
 #include <QTimer>
@@ -15,6 +14,7 @@
 #include <cstdlib>
 #include <vector>
 
+#include "CommandLine.h"
 #include "MainWindow.h"
 #include "examples/Examples.h"
 #include "graph/GraphView.h"
@@ -163,30 +163,20 @@ private:
 int main(int argc, char** argv) {
     QElapsedTimer clock;
     clock.start();
+    if (const int code = passlens::app::answerWithoutWindow(argc, argv); code >= 0) return code;
     QApplication app(argc, argv);
-    QApplication::setApplicationName("PassLens");
-    QApplication::setOrganizationName("PassLens");
-    QApplication::setApplicationVersion(PASSLENS_VERSION);
+    passlens::app::setApplicationIdentity();
     QApplication::setDesktopFileName("passlens");
-    QCommandLineParser parser;
-    parser.setApplicationDescription("Watch an AI compiler's graph optimizations happen, pass by pass");
-    parser.addHelpOption();
-    parser.addVersionOption();
-    parser.addPositionalArgument("model", "ONNX model to open (default: a teaching example)");
-    QCommandLineOption example("example", "Open the teaching example with this id.", "id");
-    parser.addOption(example);
-    QCommandLineOption timeOpen("time-open", "Open MODEL, print import/grouping/layout/first-frame times, exit.", "model");
-    parser.addOption(timeOpen);
-    QCommandLineOption timeStep("time-step", "With --time-open: then run the extended passes and time showing each step.");
-    parser.addOption(timeStep);
+    passlens::app::GuiCommandLine cl;
+    QCommandLineParser& parser = cl.parser;
     parser.process(app);
 
     passlens::ui::MainWindow window;
-    if (parser.isSet(timeOpen)) {
-        auto* probe = new FirstFrameProbe(window, clock, parser.isSet(timeStep));
+    if (parser.isSet(cl.timeOpen)) {
+        auto* probe = new FirstFrameProbe(window, clock, parser.isSet(cl.timeStep));
         probe->setParent(&window);
         window.show();
-        if (!window.openFile(parser.value(timeOpen))) return 2;
+        if (!window.openFile(parser.value(cl.timeOpen))) return 2;
         return QApplication::exec();
     }
     // First start (no saved geometry): fill the screen; later starts come back as they were left.
@@ -194,7 +184,7 @@ int main(int argc, char** argv) {
     else window.showMaximized();
     const QStringList args = parser.positionalArguments();
     if (!args.isEmpty()) window.openFile(args.front());
-    else if (parser.isSet(example)) window.openExample(parser.value(example));
+    else if (parser.isSet(cl.example)) window.openExample(parser.value(cl.example));
     else window.openExample(QString::fromStdString(passlens::examples::all().front().id));
     return QApplication::exec();
 }

@@ -4,9 +4,11 @@
 #include <QDir>
 #include <QDockWidget>
 #include <QElapsedTimer>
+#include <QGraphicsScene>
 #include <QListWidget>
 #include <QMenu>
 #include <QMenuBar>
+#include <QSettings>
 #include <QSignalSpy>
 #include <QtTest>
 
@@ -259,6 +261,7 @@ private slots:
     }
 
     void clusterOverlayCountEqualsMultiMemberGroups() {
+        QSettings().remove("view/fusionGroups");  // the default, not what an earlier run left
         MainWindow w;
         w.resize(1600, 1000);
         w.show();
@@ -272,18 +275,29 @@ private slots:
         // Each group's anchor is one of its members.
         for (const auto& c : w.graphView()->clusters())
             QVERIFY(std::find(c.members.begin(), c.members.end(), c.anchor) != c.members.end());
-        // The View menu's toggle hides the layer without dropping it.
+        // The View menu's toggle is off by default (frames built, none shown); on, it shows the
+        // selected node's group only, and off again hides it without dropping the layer.
         QAction* toggle = w.findChild<QAction*>("fusionGroupsAction");
-        QVERIFY(toggle && toggle->isCheckable() && toggle->isChecked());
+        QVERIFY(toggle && toggle->isCheckable() && !toggle->isChecked());
         bool inViewMenu = false;
         for (QAction* a : w.menuBar()->actions())
             if (a->menu() && a->text() == "&View") inViewMenu = a->menu()->actions().contains(toggle);
         QVERIFY(inViewMenu);
-        toggle->trigger();
         QVERIFY(!w.graphView()->clustersVisible());
-        QCOMPARE(w.graphView()->clusterOverlayCount(), static_cast<int>(plan.multiMemberGroupCount()));
+        const ui::NodeCluster& first = w.graphView()->clusters().front();
+        QVERIFY(w.graphView()->selectNode(first.members.front()));
+        QCOMPARE(w.graphView()->visibleClusterOverlayCount(), 0);
         toggle->trigger();
         QVERIFY(w.graphView()->clustersVisible());
+        QCOMPARE(w.graphView()->visibleClusterOverlayCount(), 1);
+        w.graphView()->scene()->clearSelection();
+        QCOMPARE(w.graphView()->visibleClusterOverlayCount(), 0);
+        QVERIFY(w.graphView()->selectNode(first.members.back()));
+        QCOMPARE(w.graphView()->visibleClusterOverlayCount(), 1);
+        toggle->trigger();
+        QVERIFY(!w.graphView()->clustersVisible());
+        QCOMPARE(w.graphView()->visibleClusterOverlayCount(), 0);
+        QCOMPARE(w.graphView()->clusterOverlayCount(), static_cast<int>(plan.multiMemberGroupCount()));
         // The tree's context menu offers the same question.
         const ir::NodeId conv = nodeNamed(w.model()->graph, "conv");
         std::unique_ptr<QMenu> treeMenu(w.dominatorTreeView()->treeView()->createNodeContextMenu(conv, &w));
@@ -363,7 +377,10 @@ private slots:
         // A stretch in the middle of the network, at reading size.
         const auto hits = w.graphView()->findNodes("p2o.Conv.7");
         QVERIFY(!hits.empty());
-        w.graphView()->centerOnNode(hits.front());
+        // The overlay on, one group outlined: the selected node's.
+        w.setFusionClustersVisible(true);
+        QVERIFY(w.graphView()->selectNode(hits.front()));
+        QCOMPARE(w.graphView()->visibleClusterOverlayCount(), 1);
         QCoreApplication::processEvents();
         const QString path = QString(PASSLENS_SCREENSHOT_DIR) + "/fusion_groups.png";
         QVERIFY(w.grab().save(path));

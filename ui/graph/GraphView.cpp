@@ -7,10 +7,12 @@
 #include <QPainter>
 #include <QScrollBar>
 #include <QWheelEvent>
+#include <algorithm>
 #include <cmath>
 #include <iterator>
 #include <memory>
 
+#include "graph/FirstView.h"
 #include "graph/GraphItems.h"
 #include "graph/LayoutJob.h"
 #include "graph/Minimap.h"
@@ -50,9 +52,12 @@ void GraphView::setSnapshot(SnapshotPtr snap) {
     ghosts_.clear();
     clusterItems_.clear();
     clusterTags_.clear();
+    clusterItemOwner_.clear();
+    clusterTagOwner_.clear();
     clusters_.clear();
     groupFrames_.clear();
     groupStyles_.clear();
+    inputKeys_.clear();
     snapshot_ = std::move(snap);
     if (!snapshot_) {
         updateMinimapVisibility();
@@ -80,6 +85,8 @@ void GraphView::setSnapshot(SnapshotPtr snap) {
             item->setStyleOverride(&it->second);
     }
     addGroupFrames();
+    for (const auto& n : dg.nodes)
+        if (n.kind == DisplayNode::Kind::Input) inputKeys_.insert(n.key);
     presentCategories_.clear();
     for (auto c : layout::allCategories())
         for (const auto& n : dg.nodes)
@@ -93,20 +100,54 @@ void GraphView::setSnapshot(SnapshotPtr snap) {
 
 void GraphView::showReadableOverview() {
     if (!snapshot_) return;
-    const auto& b = snapshot_->layout.bounds;
-    const QRectF r = QRectF(b.x, b.y, b.width, b.height).adjusted(-20, -20 - captionRoom(), 20, 20);
-    const QSizeF vp = viewport()->size();
-    const double fitScale = std::min(vp.width() / r.width(), vp.height() / r.height());
-    if (fitScale >= 0.55) return fitAll();
-    // A tall graph fitted whole would be unreadable: fit its width (readable, capped) and start
-    // at the inputs, the way one reads a model.
-    const double s = std::clamp(vp.width() / r.width(), 0.55, 0.9);
+    const FirstView first = chooseFirstView(snapshot_->display, snapshot_->layout, viewport()->size(), captionRoom());
+    if (first.fitWhole) return fitAll();
     resetTransform();
-    scale(s, s);
-    centerOn(QPointF(r.center().x(), r.top() + vp.height() / (2 * s)));
+    scale(first.scale, first.scale);
+    centerOn(first.center);
     minimap_->viewport()->update();
     updateMinimapVisibility();
-    emit zoomChanged(s);
+    emit zoomChanged(first.scale);
+}
+
+QRectF GraphView::visibleSceneRect() const { return mapToScene(viewport()->rect()).boundingRect(); }
+
+bool GraphView::showsAnyBox() const {
+    for (QGraphicsItem* i : scene_->items(visibleSceneRect(), Qt::IntersectsItemBoundingRect))
+        if (i->type() == NodeItem::Type) return true;
+    return false;
+}
+
+void GraphView::bringIntoView(const QRectF& sceneRect) {
+    if (visibleSceneRect().contains(sceneRect)) return;
+    centerOn(sceneRect.center());
+    minimap_->viewport()->update();
+    updateMinimapVisibility();
+}
+
+GraphViewState GraphView::viewState() const {
+    if (!snapshot_) return {};
+    return {transform(), visibleSceneRect().center(), true};
+}
+
+void GraphView::restoreViewState(const GraphViewState& state) {
+    if (!state.valid) return;
+    setTransform(state.transform);
+    centerOn(state.center);
+    minimap_->viewport()->update();
+    updateMinimapVisibility();
+    emit zoomChanged(transform().m11());
+}
+
+bool GraphView::selectKeepingZoom(ir::NodeId id) {
+    NodeItem* item = itemForNode(id);
+    if (!item) return false;
+    scene_->clearSelection();
+    item->setSelected(true);
+    centerOn(item);
+    minimap_->viewport()->update();
+    updateMinimapVisibility();
+    return true;
 }
 
 int GraphView::operatorItemCount() const {
@@ -182,6 +223,7 @@ void GraphView::onSelectionChanged() {
     for (auto& [key, edges] : edgesByNode_)
         for (EdgeItem* e : edges) e->setHighlighted(false);
     placeOverlays();
+    updateClusterVisibility();
     auto sel = scene_->selectedItems();
     if (sel.isEmpty()) {
         emit nodeSelected(ir::kNone);
@@ -260,7 +302,9 @@ void GraphView::rebuildClusterItems() {
     for (QGraphicsItem* i : clusterTags_) delete i;
     clusterItems_.clear();
     clusterTags_.clear();
-    // Distinct hues that stay readable as a translucent wash behind the category colors.
+    clusterItemOwner_.clear();
+    clusterTagOwner_.clear();
+    // Distinct hues that stay readable as outlines next to the category colors.
     static const char* palette[] = {"#7c3aed", "#0d9488", "#db2777", "#2563eb", "#ca8a04", "#16a34a", "#ea580c"};
     // Label band: the label plus room for the anchor tag that straddles the top member's border.
     const double labelHeight = QFontMetricsF(nodeTextFont()).height() + 10;
@@ -276,28 +320,43 @@ void GraphView::rebuildClusterItems() {
         if (!frame) continue;
         const QColor color = cl.color.isValid() ? cl.color : QColor(palette[c % std::size(palette)]);
         const auto& f = frame->frame;
-        auto* item = new ClusterItem(QRectF(f.x, f.y, f.width, f.height), cl.label, color);
-        item->setVisible(clustersVisible_);
+        // Outline only: a fill would tint the boxes and edge labels inside.
+        auto* item = new ClusterItem(QRectF(f.x, f.y, f.width, f.height), cl.label, color, 0);
         scene_->addItem(item);
         clusterItems_.push_back(item);
+        clusterItemOwner_.push_back(c);
         auto* label = new ClusterLabelItem(QPointF(frame->labelAnchor.x, frame->labelAnchor.y),
                                            std::max(f.right() - frame->labelAnchor.x - 6, 130.0), cl.label, color);
-        label->setVisible(clustersVisible_);
         scene_->addItem(label);
         clusterTags_.push_back(label);
+        clusterTagOwner_.push_back(c);
         if (NodeItem* anchor = itemForNode(cl.anchor)) {
             auto* tag = new TagItem(anchor->boundingRect().adjusted(4, 4, -4, -4), QObject::tr("anchor"), color);
-            tag->setVisible(clustersVisible_);
             scene_->addItem(tag);
             clusterTags_.push_back(tag);
+            clusterTagOwner_.push_back(c);
         }
     }
+    updateClusterVisibility();
+}
+
+void GraphView::updateClusterVisibility() {
+    const ir::NodeId selected = clustersVisible_ ? selectedNode() : ir::kNone;
+    auto shown = [&](size_t c) {
+        const auto& m = clusters_[c].members;
+        return selected != ir::kNone && std::find(m.begin(), m.end(), selected) != m.end();
+    };
+    for (size_t i = 0; i < clusterItems_.size(); ++i) clusterItems_[i]->setVisible(shown(clusterItemOwner_[i]));
+    for (size_t i = 0; i < clusterTags_.size(); ++i) clusterTags_[i]->setVisible(shown(clusterTagOwner_[i]));
+}
+
+int GraphView::visibleClusterOverlayCount() const {
+    return int(std::count_if(clusterItems_.begin(), clusterItems_.end(), [](QGraphicsItem* i) { return i->isVisible(); }));
 }
 
 void GraphView::setClustersVisible(bool on) {
     clustersVisible_ = on;
-    for (QGraphicsItem* i : clusterItems_) i->setVisible(on);
-    for (QGraphicsItem* i : clusterTags_) i->setVisible(on);
+    updateClusterVisibility();
 }
 
 QMenu* GraphView::createNodeContextMenu(ir::NodeId id, QWidget* parent) {
@@ -346,6 +405,12 @@ void GraphView::setGhosts(const std::vector<Ghost>& ghosts, const NodeStyle& sty
         for (GhostItem* g : ghosts_) r = r.united(g->sceneBoundingRect().adjusted(-40, -40, 40, 40));
         scene_->setSceneRect(r);
     }
+}
+
+std::vector<std::pair<ir::NodeId, QRectF>> GraphView::ghostRects() const {
+    std::vector<std::pair<ir::NodeId, QRectF>> out;
+    for (const GhostItem* g : ghosts_) out.emplace_back(g->node(), g->sceneBoundingRect());
+    return out;
 }
 
 const NodeStyle* GraphView::nodeStyle(ir::NodeId id) const {
@@ -417,6 +482,13 @@ void GraphView::updateMinimapVisibility() {
     placeOverlays();
 }
 
+bool GraphView::coversGraphInput(const QRect& viewportRect) const {
+    if (inputKeys_.empty()) return false;
+    for (QGraphicsItem* i : scene_->items(mapToScene(viewportRect).boundingRect(), Qt::IntersectsItemBoundingRect))
+        if (i->type() == NodeItem::Type && inputKeys_.count(static_cast<NodeItem*>(i)->key())) return true;
+    return false;
+}
+
 QRect GraphView::minimapGeometry() const { return minimap_->isVisible() ? minimap_->geometry() : QRect(); }
 QRect GraphView::legendGeometry() const { return legendRect_; }
 
@@ -446,8 +518,13 @@ void GraphView::placeOverlays() {
     if (legendVisible_ && snapshot_) {
         const QSize size = legendSize();
         const QRect topLeft(QPoint(margin, margin), size), topRight(QPoint(w - size.width() - margin, margin), size);
-        if (sel.isEmpty() || !sel.intersects(topLeft)) legend = topLeft;
-        else if (!sel.intersects(topRight)) legend = topRight;
+        // The selection is never covered; a graph input (the first view starts at them) moves
+        // the legend too when the other corner is free of both.
+        const bool selLeft = !sel.isEmpty() && sel.intersects(topLeft), selRight = !sel.isEmpty() && sel.intersects(topRight);
+        if (!selLeft && !coversGraphInput(topLeft)) legend = topLeft;
+        else if (!selRight && !coversGraphInput(topRight)) legend = topRight;
+        else if (!selLeft) legend = topLeft;
+        else if (!selRight) legend = topRight;
     }
     if (legend != legendRect_) {
         legendRect_ = legend;

@@ -6,6 +6,7 @@
 #include <QHash>
 #include <map>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "graph/GraphSnapshot.h"
 
@@ -18,6 +19,13 @@ class NodeItem;
 class EdgeItem;
 class GhostItem;
 class Minimap;
+
+/// Where a view looked: its zoom and the scene point at its center (invalid without a drawing).
+struct GraphViewState {
+    QTransform transform;
+    QPointF center;
+    bool valid = false;
+};
 
 class GraphView : public QGraphicsView {
     Q_OBJECT
@@ -38,7 +46,18 @@ public:
     NodeItem* itemForNode(ir::NodeId id) const;
 
     bool selectNode(ir::NodeId id);   ///< selects and centers; false if the node is not drawn
+    /// Selects and centers at the current zoom (a step keeps the user's zoom); false if not drawn.
+    bool selectKeepingZoom(ir::NodeId id);
     void centerOnNode(ir::NodeId id);
+    /// The part of the scene the viewport shows now.
+    QRectF visibleSceneRect() const;
+    /// Whether any box (operator, input, output, group) is at least partly on screen.
+    bool showsAnyBox() const;
+    /// Centers on `sceneRect` unless it is already on screen whole (no jump when it is).
+    void bringIntoView(const QRectF& sceneRect);
+    /// Zoom and center of the view, to restore after a redraw of the same graph.
+    GraphViewState viewState() const;
+    void restoreViewState(const GraphViewState& state);
     ir::NodeId selectedNode() const;
 
     void setNodeStyle(ir::NodeId id, const NodeStyle& style);
@@ -58,6 +77,8 @@ public:
     struct Ghost { ir::NodeId node; QRectF rect; QString title, subtitle; };
     void setGhosts(const std::vector<Ghost>& ghosts, const NodeStyle& style);
     int ghostCount() const { return int(ghosts_.size()); }
+    /// The ghosts drawn now: removed node and where it stands (scene coordinates).
+    std::vector<std::pair<ir::NodeId, QRectF>> ghostRects() const;
 
     /// Nodes whose name or op type contains `text` (case-insensitive), in layout order.
     std::vector<ir::NodeId> findNodes(const QString& text) const;
@@ -86,13 +107,16 @@ public:
     /// Drawn edges from `from` to `to` that carry a style now.
     int styledEdgeCount(ir::NodeId from, ir::NodeId to) const;
 
-    /// Cluster overlay: a translucent frame around each cluster's drawn members, its label on top
-    /// and its anchor tagged. Replaced as a whole; setSnapshot drops it (clusters belong to a graph).
+    /// Cluster overlay: an outline around each cluster's drawn members, its label on top and its
+    /// anchor tagged. Only the selected node's cluster is shown (frames of every cluster overlap
+    /// and cover unrelated boxes). Replaced as a whole; setSnapshot drops it (clusters belong to a graph).
     void setClusters(std::vector<NodeCluster> clusters);
     void setClustersVisible(bool on);
     bool clustersVisible() const { return clustersVisible_; }
-    /// Cluster frames in the scene (clusters with at least one drawn member).
+    /// Cluster frames in the scene (clusters with at least one drawn member), shown or not.
     int clusterOverlayCount() const { return static_cast<int>(clusterItems_.size()); }
+    /// Cluster frames on screen now: the selected node's, while the overlay is on.
+    int visibleClusterOverlayCount() const;
     const std::vector<NodeCluster>& clusters() const { return clusters_; }
 
     /// The node's context menu, filled by whoever listens to nodeContextMenuRequested (the caller
@@ -103,7 +127,8 @@ public slots:
     void zoomIn();
     void zoomOut();
     void fitAll();
-    /// The first view of a new drawing: fitted when it stays readable, else width-fitted at the top.
+    /// The first view of a new drawing: fitted when it stays readable, else a readable zoom on the
+    /// graph inputs (chooseFirstView in graph/FirstView.h).
     void showReadableOverview();
 
 signals:
@@ -135,6 +160,8 @@ private:
     void placeOverlays();
     /// The legend's size for the categories drawn now (empty when there is nothing to list).
     QSize legendSize() const;
+    /// Whether a graph input's box lies under `viewportRect` (the legend keeps off the inputs).
+    bool coversGraphInput(const QRect& viewportRect) const;
     void drawCaption(QPainter* p);
     /// Scene units kept free above the drawing so the caption does not cover the first boxes.
     double captionRoom() const { return caption_.isEmpty() ? 0.0 : 44.0; }
@@ -154,6 +181,7 @@ private:
     bool legendVisible_ = true;
     QRect legendRect_;               ///< where the legend is drawn now (viewport), empty = not drawn
     std::vector<layout::OpCategory> presentCategories_;  ///< the legend's rows
+    std::unordered_set<uint32_t> inputKeys_;  ///< display keys of the graph-input boxes
     bool minimapCoveredSelection_ = false;  ///< hidden only because the selection was under it
     bool minimapWanted_ = true;
     QString caption_;
@@ -162,8 +190,11 @@ private:
     std::vector<NodeCluster> clusters_;
     std::vector<QGraphicsItem*> clusterItems_;  ///< frames; their labels and anchor tags live in clusterTags_
     std::vector<QGraphicsItem*> clusterTags_;
+    std::vector<size_t> clusterItemOwner_, clusterTagOwner_;  ///< index into clusters_, per item
+    /// Shows the frame, label and tag of the selected node's cluster only (when the overlay is on).
+    void updateClusterVisibility();
     std::vector<std::pair<QGraphicsItem*, uint32_t>> groupFrames_;  ///< frame item, group id
-    bool clustersVisible_ = true;
+    bool clustersVisible_ = false;
 };
 
 }  // namespace passlens::ui

@@ -56,7 +56,9 @@ StepperPanel::StepperPanel(QWidget* parent) : QWidget(parent) {
     level_ = new QComboBox(this);
     for (const char* l : {"none", "basic", "extended", "all"}) level_->addItem(l, QString(l));
     level_->addItem(tr("custom list"), QString("custom"));
-    level_->setCurrentIndex(3);
+    // extended: the most a run can do while its result stays standard ONNX (`all` adds NHWC and
+    // passlens.* ops that other tools do not run).
+    level_->setCurrentIndex(level_->findData(QString("extended")));
     level_->setToolTip(tr("Optimization level (each includes the ones before it), or an explicit pass list"));
     passList_ = new QLineEdit(this);
     passList_->setPlaceholderText(tr("passes, e.g. constant-folding,dce"));
