@@ -27,10 +27,18 @@ std::vector<ChangeSpot> changeSpots(const GraphSnapshot& snap, const StepDiff& d
     };
     for (ir::NodeId id : diff.added) place(id, DiffState::Added);
     for (ir::NodeId id : diff.changed) place(id, DiffState::Changed);
-    for (const auto& [id, rect] : ghosts) out.push_back({id, DiffState::Removed, rect, true});
-    std::stable_sort(out.begin(), out.end(), [](const ChangeSpot& a, const ChangeSpot& b) {
-        return a.rect.top() != b.rect.top() ? a.rect.top() < b.rect.top() : a.rect.left() < b.rect.left();
-    });
+    // Ghosts of removed nodes keep the previous drawing's positions, which can lie outside this
+    // (smaller) drawing: only those inside it are places to go, and after the boxes that exist.
+    const auto& b = snap.layout.bounds;
+    const QRectF drawing(b.x, b.y, b.width, b.height);
+    const size_t boxes = out.size();
+    for (const auto& [id, rect] : ghosts)
+        if (drawing.isEmpty() || drawing.intersects(rect)) out.push_back({id, DiffState::Removed, rect, true});
+    auto readingOrder = [](const ChangeSpot& x, const ChangeSpot& y) {
+        return x.rect.top() != y.rect.top() ? x.rect.top() < y.rect.top() : x.rect.left() < y.rect.left();
+    };
+    std::stable_sort(out.begin(), out.begin() + static_cast<ptrdiff_t>(boxes), readingOrder);
+    std::stable_sort(out.begin() + static_cast<ptrdiff_t>(boxes), out.end(), readingOrder);
     return out;
 }
 
