@@ -201,7 +201,7 @@ void MainWindow::buildMenus() {
     bar->setObjectName("findbar");
     bar->setMovable(false);
     findEdit_ = new QLineEdit(bar);
-    findEdit_->setPlaceholderText(tr("Find node by name or op type (Ctrl+F)"));
+    findEdit_->setPlaceholderText(tr("Find by name or op type, op:Softmax (Ctrl+F)"));
     findEdit_->setClearButtonEnabled(true);
     findEdit_->setMaximumWidth(360);
     findStatus_ = new QLabel(bar);

@@ -153,6 +153,10 @@ private slots:
         QCOMPARE(w.graphView()->selectedNode(), first);
         w.find("no-such-node-anywhere");
         QVERIFY(w.graphView()->findNodes("no-such-node-anywhere").empty());
+        // op:TYPE matches the op type exactly (any case), never a part of a name or type.
+        QCOMPARE(int(w.graphView()->findNodes("op:Conv").size()), convs);
+        QCOMPARE(int(w.graphView()->findNodes("op:conv").size()), convs);
+        QVERIFY(w.graphView()->findNodes("op:onv").empty());
     }
 
     void badFilesRaiseTheErrorDialogAndTheAppStaysUsable() {

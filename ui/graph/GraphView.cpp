@@ -432,12 +432,17 @@ std::vector<ir::NodeId> GraphView::findNodes(const QString& text) const {
     const auto& g = *snapshot_->graph;
     // Drawn through a hierarchy: every node counts, also those inside collapsed groups.
     const auto& nodes = snapshot_->layouter ? snapshot_->layouter->full().nodes : snapshot_->display.nodes;
+    // "op:Softmax" finds nodes of exactly that op type (a plain "Attention" also matches every node
+    // whose path contains the word).
+    const bool byType = text.startsWith(QLatin1String("op:"), Qt::CaseInsensitive);
+    const QString wanted = byType ? text.mid(3).trimmed() : text;
     for (const auto& dn : nodes) {
         if (dn.kind != DisplayNode::Kind::Op) continue;
         const auto& n = g.node(dn.node);
-        if (QString::fromStdString(n.name).contains(text, Qt::CaseInsensitive) ||
-            QString::fromStdString(n.opType).contains(text, Qt::CaseInsensitive))
-            out.push_back(dn.node);
+        const QString op = QString::fromStdString(n.opType);
+        const bool hit = byType ? op.compare(wanted, Qt::CaseInsensitive) == 0
+                                : QString::fromStdString(n.name).contains(text, Qt::CaseInsensitive) || op.contains(text, Qt::CaseInsensitive);
+        if (hit) out.push_back(dn.node);
     }
     if (snapshot_->layouter) return out;  // model order: hidden nodes have no place to sort by
     // Reading order: top to bottom, then left to right.
