@@ -29,11 +29,17 @@ struct ExprNode {
     std::vector<Term> terms;      ///< Poly, sorted; empty = 0
     const ExprNode* a = nullptr;  ///< FloorDiv/Mod/Min/Max operands (always Polys)
     const ExprNode* b = nullptr;
+    uint64_t weight = 1;          ///< size of the expression as a tree (its printed length, roughly)
 };
 
 namespace {
 
 constexpr size_t kMaxTerms = 256;
+/// Tree size past which an expression is "too large" (an unknown dim to the engine's callers).
+/// Shared subexpressions make the DAG small but the printed text and every walk over it grow
+/// exponentially with nesting: torchvision's Swin-T at dynamic height/width nests Max/Min/Mod one
+/// level per stage, and without a cap its import took over a minute and its export grew to GBs.
+constexpr uint64_t kMaxWeight = 3000;
 
 int64_t addChecked(int64_t x, int64_t y) {
     int64_t r;
@@ -98,6 +104,8 @@ int compareNodes(const ExprNode* x, const ExprNode* y) {
 class Table {
 public:
     const ExprNode* intern(ExprNode&& n) {
+        n.weight = weightOf(n);
+        if (n.weight > kMaxWeight) throw ExprError("dim expression too large");
         std::string key = keyOf(n);
         std::lock_guard lock(mutex_);
         auto it = nodes_.find(key);
@@ -110,6 +118,20 @@ public:
     }
 
 private:
+    static uint64_t weightOf(const ExprNode& n) {
+        switch (n.kind) {
+        case Kind::Symbol: return 1;
+        case Kind::Poly: {
+            uint64_t w = 1;
+            for (const auto& t : n.terms) {
+                w += 1;
+                for (const auto& f : t.factors) w += f.atom->weight;
+            }
+            return w;
+        }
+        default: return 1 + n.a->weight + n.b->weight;
+        }
+    }
     static std::string keyOf(const ExprNode& n) {
         std::string k = std::to_string(static_cast<int>(n.kind)) + ":";
         switch (n.kind) {

@@ -250,3 +250,24 @@ TEST(ShapeExpr, MinMaxAreNaryAndAbsorbRepeats) {
     EXPECT_EQ(max(max(a, b), a + k(1)), max(a + k(1), b));  // a + 1 makes a irrelevant
     EXPECT_EQ(parseDimExpr("Max(c, b, a)"), max(a, max(b, c)));
 }
+
+TEST(ShapeExpr, NestingPastTheSizeCapIsAnErrorNotAnExponentialWalk) {
+    // Each Swin stage nests the previous one's padded size inside Max/Min/Mod; shared subterms keep
+    // the DAG small but the tree (printing, parsing, lowerBound) doubles per level. Past the cap the
+    // expression is refused (callers turn that into an unknown dim) instead.
+    DimExpr h = DimExpr::symbol("height");
+    DimExpr four = DimExpr::constant(4);
+    bool refused = false;
+    int level = 0;
+    for (; level < 64 && !refused; ++level) {
+        try {
+            DimExpr padded = h + mod(-h, four);
+            h = max(floorDiv(padded, DimExpr::constant(2)), min(h, padded - DimExpr::constant(2)));
+        } catch (const passlens::shape::ExprError&) {
+            refused = true;
+        }
+    }
+    EXPECT_TRUE(refused) << "no cap after " << level << " levels";
+    EXPECT_LT(level, 40);
+    EXPECT_LT(h.toString().size(), 100000u);  // what was built before the cap still prints
+}
