@@ -8,6 +8,7 @@
 
 #include "cli/Command.h"
 #include "onnx/Import.h"
+#include "shape/Rules.h"
 #include "shape/ShapeEngine.h"
 
 namespace passlens::cli {
@@ -24,11 +25,6 @@ std::string dimText(const shape::Dim& d, const Bindings& b) {
     if (!b.empty() && !d->isConstant())
         if (auto v = d->evaluate(b)) s += "=" + std::to_string(*v);
     return s;
-}
-
-bool isIntegerType(ir::DataType t) {
-    return t == ir::DataType::Int64 || t == ir::DataType::Int32 || t == ir::DataType::Int16 || t == ir::DataType::Int8 ||
-           t == ir::DataType::UInt8 || t == ir::DataType::Bool;
 }
 
 nlohmann::ordered_json dimJson(const shape::Dim& d) {
@@ -131,7 +127,7 @@ REGISTER_COMMAND({
             else
                 for (size_t i = 0; i < s.dims->size(); ++i) out << (i ? ", " : "") << dimText((*s.dims)[i], bindings);
             out << "]";
-            if (s.values && isIntegerType(s.dtype)) {
+            if (s.values && shape::isIntegerType(s.dtype)) {
                 out << " = [";
                 for (size_t i = 0; i < s.values->size(); ++i) out << (i ? ", " : "") << dimText((*s.values)[i], bindings);
                 out << "]";

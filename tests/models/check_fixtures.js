@@ -137,7 +137,11 @@ async function main() {
   return problems.length ? 1 : 0;
 }
 
-main().then((code) => process.exit(code)).catch((e) => {
-  console.error(`check_fixtures: ${e.stack || e.message}`);
-  process.exit(1);
-});
+if (require.main === module) {
+  main().then((code) => process.exit(code)).catch((e) => {
+    console.error(`check_fixtures: ${e.stack || e.message}`);
+    process.exit(1);
+  });
+}
+
+module.exports = { loadManifest, intRanges };

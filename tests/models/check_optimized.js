@@ -16,6 +16,7 @@ const ort = require('onnxruntime-node');
 const wire = require('./onnx_wire');
 const { compareModels } = require('../ort/ort_compare');
 const { compareWithInterpreter } = require('../ort/ort_vs_interpreter');
+const { loadManifest, intRanges } = require('./check_fixtures');
 
 const SHAPE_OPS = ['Shape', 'Size', 'ConstantOfShape', 'Range'];
 // Nodes after basic, dynamic export / static export. Issue #27 asks for 1.1 (batch/sequence
@@ -32,13 +33,7 @@ const DYNAMIC_FACTOR = {
 const INTERPRETER_GAPS = { 'float8_int4_ir10.onnx': 'no float8/int4 Cast kernels yet' };
 
 function originals(dir) {
-  return JSON.parse(fs.readFileSync(path.join(dir, 'manifest.json'), 'utf8')).fixtures.filter((f) => !f.rewrite_of && f.opset === 17);
-}
-
-function intRanges(f) {
-  const ranges = {};
-  for (const input of f.inputs) if (input.range) ranges[input.name] = input.range;
-  return ranges;
+  return loadManifest(dir).filter((f) => !f.rewrite_of && f.opset === 17);
 }
 
 function optimize(cli, model, level, out) {
@@ -53,7 +48,7 @@ async function ortBasicNodes(model, out) {
 
 // Every export and every opset 18-23 rewrite of one (at its original's bindings).
 function allWithBindings(dir) {
-  const all = JSON.parse(fs.readFileSync(path.join(dir, 'manifest.json'), 'utf8')).fixtures;
+  const all = loadManifest(dir);
   return all.filter((f) => f.bindings || f.rewrite_of).map((f) => {
     const original = f.rewrite_of ? all.find((o) => o.file === f.rewrite_of) : f;
     return { ...f, inputs: original.inputs, bindings: f.bindings || original.bindings };

@@ -155,6 +155,22 @@ function compareTensors(a, b, rtol, atol) {
   return result;
 }
 
+// One output of a comparison: ok, the text after its name, and how far past the tolerance it is.
+function compareOutput(a, b, rtol, atol) {
+  const r = compareTensors(a, b, rtol, atol);
+  const where = r.problem ? r.problem : r.index < 0 ? 'identical' : `max |a-b| ${r.worstAbs.toExponential(3)}, worst at ${r.index}: ${r.a} vs ${r.b}`;
+  return { ok: r.ok, where, excess: r.problem ? Infinity : r.worstExcess };
+}
+
+// The options every comparing script takes: --dims, --seed, --rtol, --atol, --int-range.
+function compareOptions(options) {
+  return {
+    dims: parseDims(options.dims), seed: numberOption(options, 'seed', 1),
+    rtol: numberOption(options, 'rtol', 1e-4), atol: numberOption(options, 'atol', 1e-5),
+    defaultRange: options['int-range'] ? parseRange(options['int-range']) : undefined,
+  };
+}
+
 function sums(tensor) {
   let sum = 0;
   let absSum = 0;
@@ -176,5 +192,5 @@ function run(main) {
 
 module.exports = {
   UsageError, parseArgs, parseDims, parseRange, numberOption, lcg, makeInputs, writeTensors, readTensors,
-  createSession, compareTensors, sums, run,
+  createSession, compareTensors, compareOutput, compareOptions, sums, run,
 };

@@ -19,11 +19,9 @@ async function compareModels(pathA, pathB, { dims = {}, seed = 1, rtol = 1e-4, a
   let worst = { excess: -Infinity, text: 'no differences' };
   a.outputNames.forEach((name, i) => {
     const other = sameNames ? name : b.outputNames[i];
-    const r = c.compareTensors(outA[name], outB[other], rtol, atol);
-    const where = r.problem ? r.problem : r.index < 0 ? 'identical' : `max |a-b| ${r.worstAbs.toExponential(3)}, worst at ${r.index}: ${r.a} vs ${r.b}`;
-    log(`${r.ok ? 'ok  ' : 'DIFF'} ${name}${other !== name ? ` / ${other}` : ''} [${outA[name].dims}]: ${where}`);
-    const excess = r.problem ? Infinity : r.worstExcess;
-    if (excess > worst.excess) worst = { excess, text: `${name}: ${where}` };
+    const r = c.compareOutput(outA[name], outB[other], rtol, atol);
+    log(`${r.ok ? 'ok  ' : 'DIFF'} ${name}${other !== name ? ` / ${other}` : ''} [${outA[name].dims}]: ${r.where}`);
+    if (r.excess > worst.excess) worst = { excess: r.excess, text: `${name}: ${r.where}` };
     ok = ok && r.ok;
   });
   log(`worst: ${worst.text} (rtol ${rtol}, atol ${atol})`);
@@ -34,11 +32,7 @@ if (require.main === module) {
   c.run(async () => {
     const { positional, options } = c.parseArgs(process.argv.slice(2));
     if (positional.length !== 2) throw new c.UsageError('usage: ort_compare.sh A B [--dims N=V,...] [--rtol R] [--atol A] [--seed N] [--int-range LO,HI]');
-    const ok = await compareModels(positional[0], positional[1], {
-      dims: c.parseDims(options.dims), seed: c.numberOption(options, 'seed', 1),
-      rtol: c.numberOption(options, 'rtol', 1e-4), atol: c.numberOption(options, 'atol', 1e-5),
-      defaultRange: options['int-range'] ? c.parseRange(options['int-range']) : undefined,
-    });
+    const ok = await compareModels(positional[0], positional[1], c.compareOptions(options));
     return ok ? 0 : 1;
   });
 }

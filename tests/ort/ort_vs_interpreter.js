@@ -34,12 +34,10 @@ async function compareWithInterpreter(modelPath, cliPath, { dims = {}, seed = 1,
       if (!fs.existsSync(file)) { ok = false; log(`DIFF ${name}: the interpreter wrote no output ${i}`); return; }
       const got = pb.decodeTensor(fs.readFileSync(file));
       const want = expected[name];
-      const r2 = c.compareTensors({ type: got.type, dims: got.dims, data: got.data }, { type: want.type, dims: Array.from(want.dims), data: want.data }, rtol, atol);
-      const where = r2.problem ? r2.problem : r2.index < 0 ? 'identical' : `max |a-b| ${r2.worstAbs.toExponential(3)}, worst at ${r2.index}: ${r2.a} vs ${r2.b}`;
-      log(`${r2.ok ? 'ok  ' : 'DIFF'} ${name} [${want.dims}]: ${where}`);
-      const excess = r2.problem ? Infinity : r2.worstExcess;
-      if (excess > worst.excess) worst = { excess, text: `${name}: ${where}` };
-      ok = ok && r2.ok;
+      const r = c.compareOutput(got, { type: want.type, dims: Array.from(want.dims), data: want.data }, rtol, atol);
+      log(`${r.ok ? 'ok  ' : 'DIFF'} ${name} [${want.dims}]: ${r.where}`);
+      if (r.excess > worst.excess) worst = { excess: r.excess, text: `${name}: ${r.where}` };
+      ok = ok && r.ok;
     });
     log(`worst: ${worst.text} (interpreter vs ONNX Runtime, rtol ${rtol}, atol ${atol})`);
     return ok;
@@ -52,11 +50,7 @@ if (require.main === module) {
   c.run(async () => {
     const { positional, options } = c.parseArgs(process.argv.slice(2));
     if (positional.length !== 2) throw new c.UsageError('usage: ort_vs_interpreter.js MODEL CLI [--dims N=V,...] [--rtol R] [--atol A] [--seed N] [--int-range LO,HI]');
-    const ok = await compareWithInterpreter(positional[0], positional[1], {
-      dims: c.parseDims(options.dims), seed: c.numberOption(options, 'seed', 1),
-      rtol: c.numberOption(options, 'rtol', 1e-4), atol: c.numberOption(options, 'atol', 1e-5),
-      defaultRange: options['int-range'] ? c.parseRange(options['int-range']) : undefined,
-    });
+    const ok = await compareWithInterpreter(positional[0], positional[1], c.compareOptions(options));
     return ok ? 0 : 1;
   });
 }
