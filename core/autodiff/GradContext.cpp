@@ -287,6 +287,7 @@ const GradientRegistry& gradientRegistry() {
         registerReduceGradients(r);
         registerActivationGradients(r);
         registerResizeGradients(r);
+        registerRoiAlignGradients(r);
         return r;
     }();
     return reg;

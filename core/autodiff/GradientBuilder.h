@@ -139,5 +139,6 @@ void registerShapeGradients(GradientRegistry& r);
 void registerReduceGradients(GradientRegistry& r);
 void registerActivationGradients(GradientRegistry& r);
 void registerResizeGradients(GradientRegistry& r);
+void registerRoiAlignGradients(GradientRegistry& r);
 
 }  // namespace passlens::autodiff

@@ -344,6 +344,14 @@ std::vector<TensorPtr> evalNode(const Model& m, const Graph& g, NodeId n, const 
     return ex.runNodeNamed(g, g.node(n), inputs, &scope);
 }
 
+std::vector<TensorPtr> evalNode(const Model& m, const Graph& g, NodeId n, const std::vector<TensorPtr>& inputs,
+                                const std::unordered_map<ValueId, TensorPtr>& captures) {
+    Executor ex(m, nullptr);
+    Scope scope(g, nullptr);
+    for (const auto& [v, t] : captures) scope.vals.at(v) = t;
+    return ex.runNodeNamed(g, g.node(n), inputs, &scope);
+}
+
 bool isSupported(const Model& m, const Node& n, std::string* whyNot) { return checkNode(m, nullptr, n, whyNot, nullptr); }
 
 bool isSupported(const Model& m, const Graph& g, const Node& n, std::string* whyNot) {

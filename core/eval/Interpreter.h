@@ -7,6 +7,7 @@
 #include <functional>
 #include <string>
 #include <utility>
+#include <unordered_map>
 #include <vector>
 
 #include "ir/Model.h"
@@ -29,6 +30,11 @@ std::vector<ir::TensorPtr> run(const ir::Model& m, const std::vector<ir::TensorP
 /// Subgraph captures of outer-scope values are resolved from g's initializers only.
 std::vector<ir::TensorPtr> evalNode(const ir::Model& m, const ir::Graph& g, ir::NodeId n,
                                     const std::vector<ir::TensorPtr>& inputs);
+/// As above; the node's subgraphs may also read the values of g in `captures` (by name), for
+/// callers that run a graph node by node and keep the values themselves.
+std::vector<ir::TensorPtr> evalNode(const ir::Model& m, const ir::Graph& g, ir::NodeId n,
+                                    const std::vector<ir::TensorPtr>& inputs,
+                                    const std::unordered_map<ir::ValueId, ir::TensorPtr>& captures);
 
 /// Cheap capability check without running: false + reason when op/domain/opset/attribute is
 /// unsupported. Element types are not known from a bare node; use the graph overload for those.

@@ -158,20 +158,42 @@ TensorPtr poolRef(const Node& n, const Tensor& x, bool isMax) {
 
 Model toDouble(const Model& m) {
     Model d = m;
-    Graph& g = d.graph;
-    for (ValueId v : g.valueIds()) {
-        Value& val = g.value(v);
-        if (val.type.elemType == DataType::Float) val.type.elemType = DataType::Double;
-        if (val.initializer && val.initializer->dtype == DataType::Float) g.setInitializer(v, floatToDouble(val.initializer));
-    }
-    for (NodeId n : g.nodeOrder()) {
-        Node& node = g.node(n);
-        if (node.opType == "Cast" && node.attrInt("to", 0) == int64_t(DataType::Float))
-            node.setAttr(Attribute::makeInt("to", int64_t(DataType::Double)));
-        for (auto& a : node.attributes)
-            if (a.kind == AttrKind::Tensor) a.t = floatToDouble(a.t);
-    }
+    d.graph.forEachGraph([](Graph& g) {  // If/Loop bodies too
+        for (ValueId v : g.valueIds()) {
+            Value& val = g.value(v);
+            if (val.type.elemType == DataType::Float) val.type.elemType = DataType::Double;
+            if (val.initializer && val.initializer->dtype == DataType::Float) g.setInitializer(v, floatToDouble(val.initializer));
+        }
+        for (NodeId n : g.nodeOrder()) {
+            Node& node = g.node(n);
+            if (node.opType == "Cast" && node.attrInt("to", 0) == int64_t(DataType::Float))
+                node.setAttr(Attribute::makeInt("to", int64_t(DataType::Double)));
+            for (auto& a : node.attributes)
+                if (a.kind == AttrKind::Tensor) a.t = floatToDouble(a.t);
+        }
+        // NonMaxSuppression takes float32 only (it selects indices; the gradient never passes it).
+        std::vector<NodeId> nms;
+        for (NodeId n : g.nodeOrder())
+            if (g.node(n).opType == "NonMaxSuppression") nms.push_back(n);
+        for (NodeId n : nms)
+            for (size_t slot = 0; slot < 2 && slot < g.node(n).inputs.size(); ++slot) {
+                const ValueId in = g.node(n).inputs[slot];
+                TypeInfo t = g.value(in).type;
+                t.elemType = DataType::Float;
+                const ValueId f = g.addValue(g.uniqueValueName(g.value(in).name + "_f32"), t);
+                g.addNode("Cast", {in}, {f}, {Attribute::makeInt("to", int64_t(DataType::Float))}, g.uniqueNodeName("nms_f32"), {}, n);
+                g.setNodeInput(n, slot, f);
+            }
+    });
     return d;
+}
+
+/// The values of g that the subgraphs of node `n` read, from the values computed so far.
+static std::unordered_map<ValueId, TensorPtr> capturesOf(const Graph& g, NodeId n, const std::unordered_map<ValueId, TensorPtr>& env) {
+    std::unordered_map<ValueId, TensorPtr> out;
+    for (const std::string& name : g.capturedNames(n))
+        if (auto v = g.findValue(name); v && env.count(*v)) out[*v] = env.at(*v);
+    return out;
 }
 
 std::vector<double> runDouble(const Model& m, const std::string& output, const std::map<std::string, TensorPtr>& inputs) {
@@ -186,8 +208,7 @@ std::vector<double> runDouble(const Model& m, const std::string& output, const s
         const Node& n = g.node(*it);
         if (std::none_of(n.outputs.begin(), n.outputs.end(), [&](ValueId v) { return needed.count(v); })) continue;
         run.push_back(*it);
-        for (ValueId v : n.inputs)
-            if (v != kNone) needed.insert(v);
+        for (ValueId v : g.readsOf(*it)) needed.insert(v);  // subgraph captures too
     }
     std::reverse(run.begin(), run.end());
     std::unordered_map<ValueId, TensorPtr> env;
@@ -210,7 +231,7 @@ std::vector<double> runDouble(const Model& m, const std::string& output, const s
             outs = {convTransposeRef(n, *ins[0], *ins[1], ins.size() > 2 && ins[2] ? ins[2].get() : nullptr)};
         else if (n.opType == "MaxPool") outs = {poolRef(n, *ins[0], true)};
         else if (n.opType == "AveragePool") outs = {poolRef(n, *ins[0], false)};
-        else outs = eval::evalNode(m, g, id, ins);
+        else outs = eval::evalNode(m, g, id, ins, capturesOf(g, id, env));
         for (size_t i = 0; i < n.outputs.size() && i < outs.size(); ++i)
             if (n.outputs[i] != kNone) env[n.outputs[i]] = outs[i];
     }

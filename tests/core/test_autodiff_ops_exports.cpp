@@ -260,3 +260,48 @@ TEST(AutodiffOpsExports, DropoutWithARealRatioInTrainingModeIsRefusedByName) {
         EXPECT_NE(std::string(e.what()).find("ratio a constant 0"), std::string::npos) << e.what();
     }
 }
+
+namespace {
+
+/// Regions over a 2-image, 7×9 feature map: one inside, one crossing the right/bottom edge (samples
+/// past W read zero, others clamp to the last row), one smaller than a bin, one on the other image.
+ValueId roiAlignCase(GraphBuilder& b, const std::vector<Attribute>& attrs) {
+    const ValueId rois = b.constant("rois", floatTensor({4, 4}, {1.0f, 2.0f, 14.0f, 11.0f,   //
+                                                                 9.0f, 6.5f, 21.0f, 17.0f,   //
+                                                                 3.3f, 4.1f, 3.9f, 4.4f,     //
+                                                                 0.0f, 0.0f, 16.0f, 12.0f}));
+    const ValueId batch = b.constant("batch", int64Tensor({4}, {1, 0, 1, 0}));
+    return b.op("RoiAlign", {param(b, "x", {2, 3, 7, 9}, 440), rois, batch}, attrs, "roi_align");
+}
+
+}  // namespace
+
+TEST(AutodiffOpsExports, RoiAlignBothCoordinateModesAndBatches) {
+    for (const char* mode : {"half_pixel", "output_half_pixel"})
+        checkOp(std::string("RoiAlign ") + mode, [&](GraphBuilder& b) {
+            return roiAlignCase(b, {i("output_height", 3), i("output_width", 2), i("sampling_ratio", 2), f("spatial_scale", 0.5f),
+                                    s("coordinate_transformation_mode", mode)});
+        }, {"x"});
+    checkOp("RoiAlign-10 at opset 13 (no mode attribute: output_half_pixel; sampling 3)", [](GraphBuilder& b) {
+        return roiAlignCase(b, {i("output_height", 2), i("output_width", 4), i("sampling_ratio", 3), f("spatial_scale", 0.5f)});
+    }, {"x"}, 13);
+}
+
+TEST(AutodiffOpsExports, RoiAlignAdaptiveSamplingAndMaxModeAreRefusedByName) {
+    const std::vector<std::pair<std::vector<Attribute>, std::string>> cases = {
+        {{i("sampling_ratio", 0)}, "sampling_ratio 0"},
+        {{i("sampling_ratio", 2), s("mode", "max")}, "mode max"},
+    };
+    for (const auto& [attrs, why] : cases) {
+        GraphBuilder b("roi_align_refused");
+        test::addWeightedSumLoss(b, roiAlignCase(b, attrs));
+        try {
+            autodiff::makeTrainingModel(b.finish(), {"none", "", {"x"}});
+            ADD_FAILURE() << "RoiAlign with " << why << " was differentiated";
+        } catch (const Error& e) {
+            EXPECT_EQ(e.kind(), ErrorKind::Unsupported);
+            EXPECT_NE(std::string(e.what()).find("RoiAlign 'roi_align'"), std::string::npos) << e.what();
+            EXPECT_NE(std::string(e.what()).find(why), std::string::npos) << e.what();
+        }
+    }
+}
