@@ -1,4 +1,5 @@
-# Debian package: both programs, the teaching examples, a .desktop entry and the icon.
+# Debian package: both programs, the teaching examples, a .desktop entry, the icon and the Python
+# module (python/: /usr/lib/python3/dist-packages/passlens, for Debian's python3).
 install(FILES ${CMAKE_SOURCE_DIR}/resources/passlens.desktop DESTINATION share/applications)
 install(FILES ${CMAKE_SOURCE_DIR}/resources/passlens.svg DESTINATION share/icons/hicolor/scalable/apps)
 
@@ -12,6 +13,15 @@ set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)
 set(CPACK_DEBIAN_PACKAGE_SECTION devel)
 set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)   # dependencies from dpkg-shlibdeps (Qt, Graphviz, onnx, protobuf)
 set(CPACK_DEBIAN_PACKAGE_RECOMMENDS "graphviz")
+if(TARGET _passlens)
+  # The extension is built for Debian's python3 (its ABI tag is in the file name), as a python3-*
+  # package would declare; numpy is what Model.run takes and returns.
+  string(REGEX MATCH "^[0-9]+\\.[0-9]+" _pyver "${PASSLENS_PYTHON_VERSION}")
+  string(REGEX REPLACE "^([0-9]+)\\.([0-9]+)$" "\\2" _pyminor "${_pyver}")
+  math(EXPR _pynext "${_pyminor} + 1")
+  set(CPACK_DEBIAN_PACKAGE_DEPENDS "python3 (>= ${_pyver}), python3 (<< 3.${_pynext})")
+  set(CPACK_DEBIAN_PACKAGE_RECOMMENDS "graphviz, python3-numpy")
+endif()
 set(CPACK_PACKAGE_FILE_NAME passlens-${PROJECT_VERSION})
 set(CPACK_STRIP_FILES ON)   # the package ships stripped binaries; debug info stays in the build tree
 include(CPack)

@@ -11,6 +11,7 @@ PACKAGES=(
   libopenblas-dev nlohmann-json3-dev
   libgtest-dev libbenchmark-dev
   xvfb xauth fonts-dejavu-core
+  python3-dev pybind11-dev python3-pytest python3-numpy python3-onnx jupyter-nbconvert python3-ipykernel
 
   clang libclang-rt-14-dev
   dpkg-dev file

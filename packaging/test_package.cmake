@@ -25,8 +25,25 @@ execute_process(COMMAND ${work}/root/usr/bin/passlens-cli --version RESULT_VARIA
 if(NOT rc EQUAL 0)
   message(FATAL_ERROR "installed passlens-cli --version failed: ${ver}")
 endif()
+# The Python module where Debian's python3 finds it (no PYTHONPATH once the package is installed;
+# here the unpacked tree stands in for /usr/lib/python3/dist-packages).
+set(pydir ${work}/root/usr/lib/python3/dist-packages)
+if(EXISTS ${BUILD_DIR}/python/passlens/__init__.py)
+  file(GLOB ext ${pydir}/passlens/_passlens*.so)
+  if(NOT EXISTS ${pydir}/passlens/__init__.py OR NOT ext)
+    message(FATAL_ERROR "package is missing the Python module in usr/lib/python3/dist-packages/passlens")
+  endif()
+  execute_process(COMMAND ${CMAKE_COMMAND} -E env PYTHONPATH=${pydir} /usr/bin/python3 -c
+                  "import passlens, sys; m = passlens.load(sys.argv[1]); assert passlens.__file__.startswith(sys.argv[2]); print('python', passlens.__version__, m.node_count)"
+                  ${work}/root/usr/share/passlens/examples/conv_bn_relu.onnx ${pydir}
+                  RESULT_VARIABLE rc OUTPUT_VARIABLE pyout ERROR_VARIABLE pyout)
+  if(NOT rc EQUAL 0)
+    message(FATAL_ERROR "installed Python module does not import: ${pyout}")
+  endif()
+  string(STRIP "${pyout}" pyout)
+endif()
 execute_process(COMMAND dpkg-deb -f ${debs} Depends OUTPUT_VARIABLE deps)
 if(NOT deps MATCHES "libqt6")
   message(FATAL_ERROR "package declares no Qt dependency: ${deps}")
 endif()
-message(STATUS "package ok: ${ver} depends: ${deps}")
+message(STATUS "package ok: ${ver} ${pyout} depends: ${deps}")

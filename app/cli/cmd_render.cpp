@@ -1,22 +1,15 @@
+#include <algorithm>
 #include <ostream>
 
 #include "cli/Command.h"
-#include "hierarchy/Hierarchy.h"
 #include "ir/Error.h"
-#include "layout/DisplayGraph.h"
-#include "layout/HierarchicalLayout.h"
-#include "layout/Layout.h"
+#include "layout/RenderModel.h"
 #include "onnx/Import.h"
 #include "passes/PassManager.h"
 
 namespace passlens::cli {
 
 namespace {
-
-/// Drawings up to this many boxes are one Graphviz layout, as they always were.
-constexpr size_t kWholeGraphBoxes = 300;
-/// The default depth shows as many hierarchy levels as fit in this many boxes.
-constexpr size_t kDefaultBoxBudget = 60;
 
 void runPipelineUpTo(ir::Model& model, const std::string& after) {
     // The `all` pipeline up to and including PASS; a pass outside it runs on its own.
@@ -57,41 +50,20 @@ REGISTER_COMMAND({
         options.pinnedDims = args.dims();
         auto model = onnxio::importModelFile(args.positional(0, "MODEL"), options);
         if (auto after = args.option("--after")) runPipelineUpTo(model, *after);
-        layout::DisplayOptions display;
-        display.foldConstants = !args.flag("--no-fold");
-        display.opset = model.opsetFor("") ? model.opsetFor("") : 17;
-        auto dg = layout::buildDisplayGraph(model.graph, display);
-
-        const bool steered = args.option("--depth") || !args.options("--expand").empty() || args.flag("--expand-all");
-        if (dg.nodes.size() <= kWholeGraphBoxes && !steered) {
-            layout::renderWithGraphviz(layout::toLayoutRequest(dg, nullptr, true), format, o);
-            out << "wrote " << o << " (" << dg.nodes.size() << " boxes, " << dg.edges.size() << " edges)\n";
+        // The drawing (whole graph, or through the hierarchy when large): core/layout/RenderModel.
+        layout::RenderModelOptions ro;
+        ro.foldConstants = !args.flag("--no-fold");
+        if (args.option("--depth")) ro.depth = int(std::min<uint64_t>(args.unsignedOption("--depth", 0), 1000));
+        ro.expand = args.options("--expand");
+        ro.expandAll = args.flag("--expand-all");
+        const auto r = layout::renderModel(model, ro, format, o);
+        if (!r.hierarchical) {
+            out << "wrote " << o << " (" << r.boxes << " boxes, " << r.edges << " edges)\n";
             return 0;
         }
-        auto h = std::make_shared<hierarchy::Hierarchy>(hierarchy::buildHierarchy(model.graph));
-        layout::Expansion expanded;
-        if (args.flag("--expand-all")) expanded = layout::expansionToDepth(*h, 1 << 20);
-        else if (args.option("--depth")) expanded = layout::expansionToDepth(*h, int(std::min<uint64_t>(args.unsignedOption("--depth", 0), 1000)));
-        else if (args.options("--expand").empty()) expanded = layout::expansionWithinBudget(*h, dg, kDefaultBoxBudget);
-        else expanded = layout::expansionToDepth(*h, 0);
-        for (const auto& path : args.options("--expand")) {
-            auto g = h->findPath(path);
-            if (!g) {
-                std::string known;
-                for (hierarchy::GroupId c : h->root().children) known += (known.empty() ? "" : ", ") + h->group(c).path;
-                throw Error(ErrorKind::BadInput, "render --expand: no group '" + path + "' (top-level groups: " + known + ")");
-            }
-            expanded = layout::withPathTo(*h, std::move(expanded), *g);
-        }
-        layout::HierarchicalLayouter layouter(h, std::move(dg), nullptr);
-        auto drawing = layouter.draw(expanded);
-        std::vector<layout::PlacedFrame> frames;
-        for (const auto& f : drawing.frames) frames.push_back({layout::groupKey(f.group), f.rect, f.label});
-        layout::renderPlaced(layout::toLayoutRequest(drawing.display, nullptr, true), drawing.layout, frames, format, o);
-        out << "wrote " << o << " (" << drawing.display.nodes.size() << " boxes, " << drawing.display.edges.size()
-            << " edges, " << drawing.frames.size() << " open groups of " << h->groups.size() - 1 << ", grouped by "
-            << hierarchy::sourceName(h->naming) << ")\n";
-        if (!drawing.fallbackReason.empty()) err << "note: simple layered placement used: " << drawing.fallbackReason << "\n";
+        out << "wrote " << o << " (" << r.boxes << " boxes, " << r.edges << " edges, " << r.openGroups
+            << " open groups of " << r.groups << ", grouped by " << r.groupedBy << ")\n";
+        if (!r.fallbackReason.empty()) err << "note: simple layered placement used: " << r.fallbackReason << "\n";
         return 0;
     }});
 

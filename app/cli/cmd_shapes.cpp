@@ -1,39 +1,14 @@
 // passlens-cli shapes: every value's element type and dims from the symbolic shape engine
 // (core/shape), the elements of small integer tensors (what a shape chain computes), the symbols,
-// and for each dim it could not express the node that left it and why.
-#include <nlohmann/json.hpp>
-
+// and for each dim it could not express the node that left it and why. The table and its JSON are
+// core/report/Shapes (shared with the Python module).
 #include <ostream>
-#include <set>
 
 #include "cli/Command.h"
 #include "onnx/Import.h"
-#include "shape/Rules.h"
-#include "shape/ShapeEngine.h"
+#include "report/Shapes.h"
 
 namespace passlens::cli {
-
-namespace {
-
-using shape::Bindings;
-using shape::ValueShape;
-
-/// One dim as text: the expression, with its value at the bindings when they decide it.
-std::string dimText(const shape::Dim& d, const Bindings& b) {
-    if (!d) return "?";
-    std::string s = d->toString();
-    if (!b.empty() && !d->isConstant())
-        if (auto v = d->evaluate(b)) s += "=" + std::to_string(*v);
-    return s;
-}
-
-nlohmann::ordered_json dimJson(const shape::Dim& d) {
-    if (!d) return nullptr;
-    if (auto c = d->constantValue()) return *c;
-    return d->toString();
-}
-
-}  // namespace
 
 REGISTER_COMMAND({
     "shapes", "shapes MODEL [--dim NAME=VALUE]... [--json]",
@@ -42,100 +17,14 @@ REGISTER_COMMAND({
     {},
     [](const Args& args, std::ostream& out, std::ostream& err) {
         args.expectOnly({"--json"});
-        Bindings bindings;
+        shape::Bindings bindings;
         for (const auto& [name, value] : args.dims()) bindings[name] = value;
         // Imported without pinning, so dims stay expressions; --dim evaluates them.
         auto model = onnxio::importModelFile(args.positional(0, "MODEL"));
-        const ir::Graph& g = model.graph;
-        shape::ShapeAnalysis a = shape::analyzeShapes(g, &model);
-        std::set<std::string> inputSymbols(a.inputSymbols.begin(), a.inputSymbols.end());
-        for (const auto& [name, value] : bindings)
-            if (!inputSymbols.count(name)) err << "warning: --dim " << name << ": no graph input has a dim named so\n";
-        auto coverage = shape::shapeCoverage(g);
-
-        std::vector<ir::ValueId> order;  // inputs, then node outputs in node order
-        for (ir::ValueId v : g.inputs())
-            if (!g.value(v).initializer) order.push_back(v);
-        for (ir::NodeId n : g.nodeOrder())
-            for (ir::ValueId v : g.node(n).outputs)
-                if (v != ir::kNone) order.push_back(v);
-        auto producerName = [&](ir::ValueId v) {
-            ir::NodeId p = g.value(v).producer;
-            return p == ir::kNone ? std::string() : g.node(p).displayName();
-        };
-
-        if (args.flag("--json")) {
-            nlohmann::ordered_json j;
-            j["symbols"] = std::vector<std::string>(inputSymbols.begin(), inputSymbols.end());
-            auto fresh = nlohmann::ordered_json::array();
-            for (const auto& f : a.fresh) fresh.push_back({{"name", f.name}, {"node", f.node}, {"reason", f.reason}});
-            j["fresh_symbols"] = std::move(fresh);
-            j["bindings"] = bindings;
-            j["coverage"] = {{"known", coverage.known}, {"total", coverage.total}};
-            auto values = nlohmann::ordered_json::array();
-            for (ir::ValueId v : order) {
-                const ValueShape& s = a.of(v);
-                nlohmann::ordered_json e;
-                e["name"] = g.value(v).name;
-                e["producer"] = producerName(v);
-                e["dtype"] = std::string(ir::dataTypeName(s.dtype));
-                if (s.dims) {
-                    auto dims = nlohmann::ordered_json::array();
-                    auto at = nlohmann::ordered_json::array();
-                    for (const auto& d : *s.dims) {
-                        dims.push_back(dimJson(d));
-                        std::optional<int64_t> value = d ? d->evaluate(bindings) : std::nullopt;
-                        at.push_back(value ? nlohmann::ordered_json(*value) : nlohmann::ordered_json(nullptr));
-                    }
-                    e["dims"] = std::move(dims);
-                    if (!bindings.empty()) e["dims_at_bindings"] = std::move(at);
-                } else {
-                    e["dims"] = nullptr;
-                }
-                if (s.values) {  // the elements of a small integer tensor (a shape computation)
-                    auto elems = nlohmann::ordered_json::array();
-                    for (const auto& d : *s.values) elems.push_back(dimJson(d));
-                    e["elements"] = std::move(elems);
-                }
-                if (!s.why.empty()) e["why"] = s.why;
-                values.push_back(std::move(e));
-            }
-            j["values"] = std::move(values);
-            j["conflicts"] = a.conflicts;
-            out << j.dump(1) << "\n";
-            return 0;
-        }
-
-        out << "symbols: ";
-        if (inputSymbols.empty()) out << "(none)";
-        bool first = true;
-        for (const auto& s : inputSymbols) {
-            out << (first ? "" : ", ") << s;
-            if (auto it = bindings.find(s); it != bindings.end()) out << "=" << it->second;
-            first = false;
-        }
-        out << "\ncoverage: " << coverage.known << " of " << coverage.total << " values with every dim known\n";
-        if (!a.fresh.empty()) {
-            out << "fresh symbols:\n";
-            for (const auto& f : a.fresh) out << "  " << f.name << "  " << (f.node.empty() ? "graph input" : f.node) << ": " << f.reason << "\n";
-        }
-        out << "values:\n";
-        for (ir::ValueId v : order) {
-            const ValueShape& s = a.of(v);
-            out << "  " << g.value(v).name << "  " << ir::dataTypeName(s.dtype) << "[";
-            if (!s.dims) out << "rank ?";
-            else
-                for (size_t i = 0; i < s.dims->size(); ++i) out << (i ? ", " : "") << dimText((*s.dims)[i], bindings);
-            out << "]";
-            if (s.values && shape::isIntegerType(s.dtype)) {
-                out << " = [";
-                for (size_t i = 0; i < s.values->size(); ++i) out << (i ? ", " : "") << dimText((*s.values)[i], bindings);
-                out << "]";
-            }
-            if (!s.why.empty()) out << "   ← " << s.why;
-            out << "\n";
-        }
-        for (const auto& c : a.conflicts) out << "conflict: " << c << "\n";
+        const auto r = report::analyzeModelShapes(model, bindings);
+        for (const auto& name : r.unknownBindings) err << "warning: --dim " << name << ": no graph input has a dim named so\n";
+        if (args.flag("--json")) out << report::shapesToJson(model, r).dump(1) << "\n";
+        else out << report::shapesToText(model, r);
         return 0;
     }});
 
