@@ -26,7 +26,7 @@ build_targets() {
   # -O1 with line tables: half the compile time of RelWithDebInfo, still symbolized stack traces.
   CC=clang CXX=clang++ cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=None -DCMAKE_CXX_FLAGS="-O1 -gline-tables-only" \
     -DCMAKE_C_FLAGS="-O1 -gline-tables-only" -DPASSLENS_FUZZ=ON \
-    -DPASSLENS_BUILD_UI=OFF -DPASSLENS_BUILD_BENCH=OFF >/dev/null
+    -DPASSLENS_BUILD_UI=OFF -DPASSLENS_BUILD_BENCH=OFF -DPASSLENS_BUILD_PYTHON=OFF >/dev/null
   "${nice_cmd[@]}" cmake --build "$build" --parallel "$jobs" --target passlens_fuzz_targets passlens-examples
 }
 
