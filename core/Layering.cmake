@@ -19,9 +19,18 @@ passlens_module_deps(   passes      "ir;analysis"              "eval;onnx;shape"
 passlens_module_deps(   memory      "ir"                       "analysis;onnx")
 passlens_module_deps(   plot        "memory"                   "")
 passlens_module_deps(   schedule    "ir;memory"                "analysis")
-passlens_module_deps(   layout      "ir;analysis;hierarchy"    "plot")
+passlens_module_deps(   layout      "ir;analysis;hierarchy"    "plot;onnx")
 passlens_module_deps(   autodiff    "ir;passes"                "memory;onnx")
 passlens_module_deps(   pipeline    "ir;analysis;passes"       "autodiff")
 passlens_module_deps(   diff        "ir"                       "eval;onnx")
 passlens_module_deps(   examples    "ir"                       "onnx;autodiff")
 passlens_module_deps(   report      "ir;memory;schedule;autodiff" "eval;onnx;shape")
+
+# Third-party headers: an #include <...> whose path matches the regex is allowed only in the listed
+# modules ("" = in none: core/ is Qt-free). Checked by cmake/CheckLayering.cmake like the module
+# includes; the libraries themselves are linked in core/CMakeLists.txt on these modules only.
+#                       include path regex                 modules allowed
+passlens_third_party(   "^(onnx|google/protobuf)/"          "onnx")
+passlens_third_party(   "^graphviz/"                        "layout")
+passlens_third_party(   "^cblas\\.h$"                        "eval")
+passlens_third_party(   "^Q[A-Za-z]*(/|$)"                  "")

@@ -7,7 +7,7 @@
 #include <QDockWidget>
 #include <QFileDialog>
 #include <QFileInfo>
-#include <QFutureWatcher>
+#include "LatestJob.h"
 #include <QLabel>
 #include <QLineEdit>
 #include <QMenu>
@@ -25,7 +25,6 @@
 #include <QTabWidget>
 #include <QTextBrowser>
 #include <QTimer>
-#include <QtConcurrent>
 #include <QToolBar>
 #include <QToolButton>
 #include <algorithm>
@@ -55,7 +54,10 @@ namespace {
 constexpr int kMaxRecent = 8;
 }
 
-MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
+MainWindow::MainWindow(QWidget* parent)
+    : QMainWindow(parent), clusterJob_(std::make_unique<LatestJob<FusionClusters>>()),
+      mainLayout_(std::make_unique<LatestJob<SnapshotPtr>>()), ghostLayout_(std::make_unique<LatestJob<SnapshotPtr>>()),
+      beforeLayout_(std::make_unique<LatestJob<SnapshotPtr>>()) {
     setWindowTitle("PassLens");
     setAcceptDrops(true);
     tabs_ = new QTabWidget(this);
@@ -122,8 +124,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
 }
 
 MainWindow::~MainWindow() {
-    // A running layout finishes in the pool; its result is simply dropped.
-    // Running layouts finish in the pool; their watchers die with the window.
+    // The jobs stop their workers (a redraw ends between groups) and wait; nothing is delivered.
     mainView_->disconnect(this);
     beforeView_->disconnect(this);
 }
@@ -356,48 +357,41 @@ void MainWindow::setFoldConstants(bool on) {
     if (sideBySide_) showBeforePane();
 }
 
-void MainWindow::layoutModel(std::shared_ptr<const ir::Model> m, std::function<void(SnapshotPtr, QString)> done,
-                             std::vector<std::string> keepOpen) {
+void MainWindow::layoutModel(LatestJob<SnapshotPtr>& job, std::shared_ptr<const ir::Model> m,
+                             std::function<void(SnapshotPtr, QString)> done, std::vector<std::string> keepOpen) {
     const auto key = std::make_pair(m.get(), foldConstants_);
-    auto* watcher = new QFutureWatcher<SnapshotPtr>(this);
-    connect(watcher, &QFutureWatcher<SnapshotPtr>::finished, this, [this, watcher, key, done] {
-        watcher->deleteLater();
-        try {
-            SnapshotPtr snap = watcher->future().result();
-            if (key.first == shown_.get() || layoutCache_.size() < 64) layoutCache_[key] = snap;
-            done(snap, {});
-        } catch (const std::exception& e) {
-            done(nullptr, QString::fromStdString(e.what()));
-        }
-    });
+    auto store = [this, key, done](SnapshotPtr snap) {
+        if (key.first == shown_.get() || layoutCache_.size() < 64) layoutCache_[key] = snap;
+        done(snap, {});
+    };
+    auto fail = [done](const QString& error) { done(nullptr, error); };
     if (auto it = layoutCache_.find(key); it != layoutCache_.end()) {
         SnapshotPtr cached = it->second;
         const auto kept = cached->hierarchy() && !keepOpen.empty() ? expansionOfPaths(*cached->hierarchy(), keepOpen) : std::nullopt;
         if (!kept || *kept == cached->expanded) {
-            watcher->deleteLater();
+            job.cancel();  // an older request on this channel must not land after the cached drawing
             return done(cached, {});
         }
-        return watcher->setFuture(startRedraw(cached, *kept));
+        return job.request([cached, expanded = *kept](const JobControl& c) { return redrawWith(cached, expanded, c.cancelFlag()); },
+                           store, fail);
     }
     layout::DisplayOptions opt;
     opt.foldConstants = foldConstants_;
     opt.opset = m->opsetFor("") ? m->opsetFor("") : 17;
     const ir::Graph* graph = &m->graph;
-    watcher->setFuture(passlens::ui::startLayout(std::move(m), graph, opt, std::move(keepOpen)));
+    job.request([m = std::move(m), graph, opt, keepOpen = std::move(keepOpen)](const JobControl&) {
+        return layoutNow(m, graph, opt, keepOpen);
+    }, store, fail);
 }
 
 void MainWindow::startLayout() {
-    const uint64_t generation = ++generation_;
-    layoutPending_ = true;
     progress_->show();
     cancel_->show();
     // Stepping between passes keeps the groups the user opened (by path: each pass's graph has
     // its own hierarchy).
     std::vector<std::string> keepOpen;
     if (SnapshotPtr now = mainView_->snapshot(); now && shownRow_ >= 0 && model_ && now->model) keepOpen = openGroupPaths(now);
-    layoutModel(shown_, [this, generation](SnapshotPtr snap, QString error) {
-        if (generation != generation_) return;  // superseded or cancelled
-        layoutPending_ = false;
+    layoutModel(*mainLayout_, shown_, [this](SnapshotPtr snap, QString error) {
         progress_->hide();
         cancel_->hide();
         if (!snap) return showError(tr("Cannot draw the graph"), error);
@@ -405,12 +399,12 @@ void MainWindow::startLayout() {
     }, std::move(keepOpen));
 }
 
-bool MainWindow::layoutRunning() const { return layoutPending_; }
+bool MainWindow::layoutRunning() const { return mainLayout_->isBusy(); }
 
 void MainWindow::cancelLayout() {
-    // Graphviz cannot be interrupted; the result of the running job is dropped when it lands.
-    ++generation_;
-    layoutPending_ = false;
+    // A redraw stops between group layouts; one Graphviz call cannot be interrupted, its result
+    // is dropped when it lands.
+    mainLayout_->cancel();
     progress_->hide();
     cancel_->hide();
     statusBar()->showMessage(tr("Layout cancelled"), 4000);
@@ -630,8 +624,6 @@ void MainWindow::buildAnalysisDocks() {
     clustersAction_->setToolTip(tr("Outline the selected node's fusion group (TVM FuseOps); the anchor is tagged"));
     connect(clustersAction_, &QAction::toggled, this, &MainWindow::setFusionClustersVisible);
     mainView_->setClustersVisible(clustersAction_->isChecked());
-    clusterWatcher_ = new QFutureWatcher<FusionClusters>(this);
-    connect(clusterWatcher_, &QFutureWatcher<FusionClusters>::finished, this, &MainWindow::onFusionGroupsFinished);
 
     QMenu* view = nullptr;
     for (QAction* a : menuBar()->actions())
@@ -656,7 +648,7 @@ void MainWindow::onAnalysisSnapshot() {
     whyNot_->clear();
     if (!snap) return;
     // Fusion groups off the GUI thread; the result is dropped if another drawing replaced this one.
-    clusterWatcher_->setFuture(QtConcurrent::run([snap]() {
+    clusterJob_->request([snap](const JobControl&) {
         FusionClusters out{snap, {}};
         try {
             const auto plan = analysis::computeFusionGroups(*snap->graph);
@@ -674,11 +666,10 @@ void MainWindow::onAnalysisSnapshot() {
             // A graph the fuser cannot take (a cycle) simply shows no clusters.
         }
         return out;
-    }));
+    }, [this](FusionClusters r) { onFusionGroupsFinished(std::move(r)); });
 }
 
-void MainWindow::onFusionGroupsFinished() {
-    FusionClusters r = clusterWatcher_->result();
+void MainWindow::onFusionGroupsFinished(FusionClusters r) {
     SnapshotPtr shown = mainView_->snapshot();
     if (!shown || !r.graph || r.graph->graph != shown->graph || r.graph->model != shown->model) return;
     lastClusters_ = r;
@@ -687,7 +678,7 @@ void MainWindow::onFusionGroupsFinished() {
 }
 
 bool MainWindow::analysesRunning() const {
-    return memory_->isPlanning() || domTree_->busy() || clusterWatcher_->isRunning();
+    return memory_->isPlanning() || domTree_->busy() || clusterJob_->isBusy();
 }
 
 void MainWindow::setFusionClustersVisible(bool on) {

@@ -23,8 +23,12 @@ class QTextBrowser;
 class QToolButton;
 // analysis docks (buildAnalysisDocks)
 class QDockWidget;
-template <typename T> class QFutureWatcher;
-namespace passlens::ui { class DominatorTreeView; class GraphHighlighter; class WhyNotFusedPanel; }
+namespace passlens::ui {
+class DominatorTreeView;
+class GraphHighlighter;
+class WhyNotFusedPanel;
+template <class T> class LatestJob;
+}
 namespace passlens::analysis { struct FusionRemarks; }
 namespace passlens::passes { struct PipelineResult; }
 
@@ -74,7 +78,7 @@ private:
     struct FusionClusters { SnapshotPtr graph; std::vector<NodeCluster> clusters; };
     void buildAnalysisDocks();
     void onAnalysisSnapshot();
-    void onFusionGroupsFinished();
+    void onFusionGroupsFinished(FusionClusters r);
     DominatorTreeView* domTree_ = nullptr;
     GraphHighlighter* analysisHighlight_ = nullptr;
     WhyNotFusedPanel* whyNot_ = nullptr;
@@ -83,7 +87,7 @@ private:
     std::shared_ptr<const passes::PipelineResult> runRemarksOf_;
     QDockWidget* whyNotDock_ = nullptr;
     QAction* clustersAction_ = nullptr;
-    QFutureWatcher<FusionClusters>* clusterWatcher_ = nullptr;
+    std::unique_ptr<LatestJob<FusionClusters>> clusterJob_;
     FusionClusters lastClusters_;   ///< of the shown graph, kept across redraws of other groups
     // ---- end of the analysis docks block ------------------------------------------------------
 public:
@@ -188,10 +192,11 @@ private:
     GraphView* currentView() const;
     /// Lays out `m` (cached per model and fold setting) off the GUI thread; `done` runs on the GUI
     /// thread with the drawing, or with null and an error message.
-    /// `keepOpen`: group paths to open (see startLayout in graph/LayoutJob.h); a cached drawing
+    /// `keepOpen`: group paths to open (see layoutNow in graph/LayoutJob.h); a cached drawing
     /// with other groups open is redrawn with them.
-    void layoutModel(std::shared_ptr<const ir::Model> m, std::function<void(SnapshotPtr, QString)> done,
-                     std::vector<std::string> keepOpen = {});
+    /// `job` is the caller's channel: a newer request on it drops an older one's drawing.
+    void layoutModel(LatestJob<SnapshotPtr>& job, std::shared_ptr<const ir::Model> m,
+                     std::function<void(SnapshotPtr, QString)> done, std::vector<std::string> keepOpen = {});
 
     // pass stepper (MainWindowStepper.cpp)
     void buildStepperDocks();
@@ -236,8 +241,10 @@ private:
     QLineEdit* findEdit_ = nullptr;
     QLabel* findStatus_ = nullptr;
     QMenu* recentMenu_ = nullptr;
-    bool layoutPending_ = false;
-    uint64_t generation_ = 0;        ///< bumps on every request; stale results are dropped
+    /// The main view's drawing (layouts and group redraws): the newest request wins.
+    std::unique_ptr<LatestJob<SnapshotPtr>> mainLayout_;
+    std::unique_ptr<LatestJob<SnapshotPtr>> ghostLayout_;   ///< the step before, for ghosts
+    std::unique_ptr<LatestJob<SnapshotPtr>> beforeLayout_;  ///< the before pane
     std::map<std::pair<const ir::Model*, bool>, SnapshotPtr> layoutCache_;  ///< by model and fold
     std::vector<ir::NodeId> hits_;
     int hitIndex_ = -1;
@@ -257,7 +264,6 @@ private:
     int shownRow_ = -1;
     StepDiff shownDiff_;
     QString shownModelDiff_;
-    uint64_t beforeGeneration_ = 0;
 
     // where the view looks after a redraw (MainWindowFocus.cpp)
     /// A step, a run or a redraw of the same graph: the kept selection centered at the zoom the

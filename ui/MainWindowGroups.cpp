@@ -1,13 +1,13 @@
 // MainWindow: large graphs drawn through their hierarchy. Groups open and close in place
 // (double-click, the View ▸ Groups menu, find), a breadcrumb names where the selection sits.
 #include <QFontMetrics>
-#include <QFutureWatcher>
 #include <QLabel>
 #include <QMenu>
 #include <QProgressBar>
 #include <QStatusBar>
 #include <QToolButton>
 
+#include "LatestJob.h"
 #include "MainWindow.h"
 #include "graph/GraphView.h"
 #include "graph/LayoutJob.h"
@@ -71,23 +71,19 @@ void MainWindow::revealNode(ir::NodeId id) {
 void MainWindow::showExpansion(layout::Expansion expanded, ir::NodeId select) {
     SnapshotPtr base = mainView_->snapshot();
     if (!base || !base->layouter) return;
-    const uint64_t generation = ++generation_;  // a newer request supersedes this one
-    layoutPending_ = true;
     progress_->show();
     cancel_->show();
-    auto* watcher = new QFutureWatcher<SnapshotPtr>(this);
-    connect(watcher, &QFutureWatcher<SnapshotPtr>::finished, this, [this, watcher, generation, base, select] {
-        watcher->deleteLater();
-        if (generation != generation_) return;
-        layoutPending_ = false;
+    // The main view's channel: a newer layout or redraw supersedes this one (and stops it
+    // between group layouts).
+    auto failed = [this](const QString& error) {
         progress_->hide();
         cancel_->hide();
-        SnapshotPtr snap;
-        try {
-            snap = watcher->future().result();
-        } catch (const std::exception& e) {
-            return showError(tr("Cannot draw the graph"), QString::fromStdString(e.what()));
-        }
+        showError(tr("Cannot draw the graph"), error);
+    };
+    mainLayout_->request([base, expanded = std::move(expanded)](const JobControl& c) { return redrawWith(base, expanded, c.cancelFlag()); },
+                         [this, base, select](SnapshotPtr snap) {
+        progress_->hide();
+        cancel_->hide();
         layoutCache_[{base->model.get(), foldConstants_}] = snap;
         redrawing_ = true;
         showLaidOut(snap);
@@ -95,8 +91,7 @@ void MainWindow::showExpansion(layout::Expansion expanded, ir::NodeId select) {
         mainView_->setSearchHits(hits_);  // find's highlights, on the boxes drawn now
         if (select != ir::kNone) mainView_->selectNode(select);
         emit expansionShown();
-    });
-    watcher->setFuture(startRedraw(base, std::move(expanded)));
+    }, failed);
 }
 
 void MainWindow::updateBreadcrumb() {

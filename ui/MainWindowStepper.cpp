@@ -15,6 +15,7 @@
 #include <QTextBrowser>
 #include <QTextCursor>
 
+#include "LatestJob.h"
 #include "MainWindow.h"
 #include "PropertiesPanel.h"
 #include "graph/GraphView.h"
@@ -157,7 +158,7 @@ void MainWindow::buildStepperMenu(QMenu* file) {
 void MainWindow::resetStepper() {
     shownRow_ = -1;
     shownDiff_ = {};
-    ++beforeGeneration_;
+    beforeLayout_->cancel();
     beforeView_->setSnapshot(nullptr);
     beforeView_->clearNodeStyles();
     stepper_->setModel(model_);
@@ -243,9 +244,8 @@ void MainWindow::showGhosts() {
     auto prev = modelForRow(shownRow_ - 1);
     SnapshotPtr after = mainView_->snapshot();
     if (sideBySide_ || shownDiff_.removed.empty() || !prev || !after) return;
-    const uint64_t generation = generation_;
-    layoutModel(prev, [this, generation, after](SnapshotPtr before, QString) {
-        if (!before || generation != generation_ || mainView_->snapshot() != after) return;
+    layoutModel(*ghostLayout_, prev, [this, after](SnapshotPtr before, QString) {
+        if (!before || mainView_->snapshot() != after) return;  // the view moved on
         std::vector<GraphView::Ghost> ghosts;
         for (const auto& g : placeGhosts(before->display, before->layout, after->display, after->layout, shownDiff_.removed))
             ghosts.push_back({g.node, QRectF(g.rect.x, g.rect.y, g.rect.width, g.rect.height),
@@ -274,10 +274,10 @@ void MainWindow::setSideBySide(bool on) {
 }
 
 void MainWindow::showBeforePane() {
-    const uint64_t generation = ++beforeGeneration_;
     PipelineRunPtr run = stepper_->lastRun();
     auto prev = modelForRow(shownRow_ - 1);
     if (!prev) {  // nothing before the input model: show it unmarked
+        beforeLayout_->cancel();
         beforeView_->clearNodeStyles();
         beforeView_->setSnapshot(mainView_->snapshot());
         beforeView_->setCaption(run ? tr("input model") : QString());
@@ -285,8 +285,8 @@ void MainWindow::showBeforePane() {
     }
     const QString caption = shownRow_ == 1 ? tr("before: input model")
                                            : tr("before: after %1").arg(QString::fromStdString(run->stepAt(shownRow_ - 1)->result.name));
-    layoutModel(prev, [this, generation, caption](SnapshotPtr snap, QString) {
-        if (generation != beforeGeneration_ || !snap) return;
+    layoutModel(*beforeLayout_, prev, [this, caption](SnapshotPtr snap, QString) {
+        if (!snap) return;
         beforeView_->clearNodeStyles();
         beforeView_->setSnapshot(snap);
         beforeView_->setCaption(caption, {{styleFor(DiffState::Removed).fill, tr("removed")},

@@ -78,6 +78,10 @@ void Args::expectOnly(const std::vector<std::string>& known) const {
             throw UsageError{"unknown option " + name};
 }
 
+void Args::refuse(const std::string& name, const std::string& why) const {
+    if (flag(name) || option(name)) throw UsageError{name + " " + why};
+}
+
 const std::string& Args::positional(size_t i, const std::string& what) const {
     if (i >= positionals_.size()) throw UsageError{"missing " + what};
     return positionals_[i];

@@ -27,6 +27,9 @@ public:
     std::vector<std::pair<std::string, int64_t>> dims() const;
     /// Throws a usage error for flags/options the command does not know.
     void expectOnly(const std::vector<std::string>& known) const;
+    /// Throws a usage error naming `name` when it is given: an option the command declares (or
+    /// every command takes, like --dim) that would change nothing here; `why` says so.
+    void refuse(const std::string& name, const std::string& why) const;
     /// The positional at `i`, or a usage error naming `what`.
     const std::string& positional(size_t i, const std::string& what) const;
     /// A non-negative integer option (e.g. --seed), `dflt` when absent; a usage error otherwise.

@@ -55,11 +55,26 @@ REGISTER_COMMAND({
         }
         options.fixedPoint = args.flag("--fixed-point");
         options.keepSnapshots = false;
+        // An option that selects work adds its pass unless the pipeline already has it (at any
+        // level: no level runs `layout` or `recompute`, so the option alone used to change nothing).
+        auto inPipeline = [&](const std::string& name) {
+            for (const auto& p : pm.passes())
+                if (p->name() == name) return true;
+            return false;
+        };
         if (auto l = args.option("--target-layout")) {
             if (*l != "NHWC" && *l != "NCHW") throw UsageError{"--target-layout must be NHWC or NCHW"};
             options.pass.targetLayout = *l;
+            // `transpose` cancels the Transposes `layout` puts around each converted op.
+            if (!inPipeline("layout")) {
+                pm.addPass("layout");
+                pm.addPass("transpose");
+            }
         }
-        if (auto r = args.option("--recompute")) options.pass.params["recompute.strategy"] = *r;  // the recompute pass's strategy
+        if (auto r = args.option("--recompute")) {
+            options.pass.params["recompute.strategy"] = *r;  // the recompute pass's strategy
+            if (!inPipeline("recompute")) pm.addPass("recompute");
+        }
         onnxio::ImportOptions io;
         io.pinnedDims = args.dims();
         ir::Model model = onnxio::importModelFile(in, io);

@@ -39,6 +39,7 @@ REGISTER_COMMAND({
     {"-o", "--after", "--depth", "--expand"},
     [](const Args& args, std::ostream& out, std::ostream& err) {
         args.expectOnly({"-o", "--no-fold", "--after", "--depth", "--expand", "--expand-all"});
+        if (args.flag("--expand-all")) args.refuse("--depth", "does not apply with --expand-all (every group is open)");
         auto outPath = args.option("-o");
         if (!outPath) throw Error(ErrorKind::BadInput, "render needs -o OUT.svg, OUT.png or OUT.dot");
         const std::string& o = *outPath;

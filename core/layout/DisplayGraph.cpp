@@ -1,7 +1,8 @@
 #include "layout/DisplayGraph.h"
 
+#include "onnx/Schemas.h"
+
 #include <cctype>
-#include <onnx/defs/schema.h>
 
 #include <algorithm>
 #include <array>
@@ -138,13 +139,7 @@ std::string tensorDims(const Tensor& t) {
 
 std::string inputSlotName(const Node& n, size_t slot, int64_t opset) {
     if (!n.domain.empty() && n.domain != "ai.onnx") return {};
-    const auto* schema = onnx::OpSchemaRegistry::Schema(n.opType, static_cast<int>(opset), "");
-    if (!schema) return {};
-    const auto& ins = schema->inputs();
-    if (ins.empty()) return {};
-    if (slot < ins.size()) return ins[slot].GetName();
-    if (ins.back().GetOption() == onnx::OpSchema::Variadic) return ins.back().GetName();
-    return {};
+    return onnxio::schemaInputName(n.opType, opset, slot);
 }
 
 /// A Constant node that can be drawn inside its consumers: no inputs, no subgraph, read by someone,

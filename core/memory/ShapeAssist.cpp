@@ -1,16 +1,10 @@
 #include "memory/ShapeAssist.h"
 
-#include <onnx/defs/schema.h>
-#include <onnx/onnx_pb.h>
-#include <onnx/shape_inference/implementation.h>
-#include <google/protobuf/arena.h>
-
 #include <cstring>
 #include <unordered_map>
 
 #include "memory/MemoryPlan.h"
-#include "onnx/Export.h"
-#include "onnx/ProtoConvert.h"
+#include "onnx/ShapeInference.h"
 #include "ir/CheckedMath.h"
 
 namespace passlens::memory {
@@ -174,31 +168,14 @@ int completeShapesViaLiftedConstants(ir::Model& m) {
         size_t before = pinned.size();
         for (auto& [v, t] : found) pinned[v] = t;
         if (round > 0 && pinned.size() == before) break;
-        google::protobuf::Arena arena;  // one bulk free per round instead of one per message
-        onnx::ModelProto& mp = *google::protobuf::Arena::CreateMessage<onnx::ModelProto>(&arena);
-        onnxio::exportToProto(copy, mp);
-        mp.mutable_graph()->clear_value_info();
-        for (const auto& [v, t] : pinned) {
-            auto* vi = mp.mutable_graph()->add_value_info();
-            vi->set_name(g.value(v).name);
-            onnxio::typeToProto(t, *vi->mutable_type());
-        }
-        try {
-            onnx::shape_inference::InferShapes(mp, onnx::OpSchemaRegistry::Instance(),
-                                               onnx::ShapeInferenceOptions(false, 0, false));
-        } catch (const std::exception&) {
-            break;  // best effort: whatever stays unknown is reported by the planner
-        }
-        std::unordered_map<std::string, const onnx::TypeProto*> types;
-        for (const auto& vi : mp.graph().value_info()) types[vi.name()] = &vi.type();
-        for (const auto& vi : mp.graph().output()) types[vi.name()] = &vi.type();
+        std::vector<std::pair<std::string, ir::TypeInfo>> pins;
+        for (const auto& [v, t] : pinned) pins.emplace_back(g.value(v).name, t);
+        const auto types = onnxio::libonnxTypesWithPins(copy, pins);
+        if (!types) break;  // best effort: whatever stays unknown is reported by the planner
         for (ValueId v : g.valueIds()) {
             auto& val = g.value(v);
             if (val.isOuterScope || val.isGraphInput || val.initializer || tensorBytes(val.type)) continue;
-            if (auto it = types.find(val.name); it != types.end()) {
-                ir::TypeInfo t = onnxio::typeFromProto(*it->second);
-                if (t.known()) val.type = t;
-            }
+            if (auto it = types->find(val.name); it != types->end() && it->second.known()) val.type = it->second;
         }
         for (const auto& [v, t] : pinned) g.value(v).type = t;
     }

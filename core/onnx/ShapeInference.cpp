@@ -83,4 +83,26 @@ std::vector<std::string> inferShapes(Model& m, bool symbolic) {
     return warnings;
 }
 
+std::optional<std::unordered_map<std::string, TypeInfo>> libonnxTypesWithPins(
+    const Model& m, const std::vector<std::pair<std::string, TypeInfo>>& pinned) {
+    google::protobuf::Arena arena;  // one bulk free instead of one per message
+    onnx::ModelProto& mp = *google::protobuf::Arena::CreateMessage<onnx::ModelProto>(&arena);
+    exportToProto(m, mp);
+    mp.mutable_graph()->clear_value_info();
+    for (const auto& [name, type] : pinned) {
+        auto* vi = mp.mutable_graph()->add_value_info();
+        vi->set_name(name);
+        typeToProto(type, *vi->mutable_type());
+    }
+    try {
+        onnx::shape_inference::InferShapes(mp, onnx::OpSchemaRegistry::Instance(), onnx::ShapeInferenceOptions(false, 0, false));
+    } catch (const std::exception&) {
+        return std::nullopt;
+    }
+    std::unordered_map<std::string, TypeInfo> types;
+    for (const auto& vi : mp.graph().value_info()) types[vi.name()] = typeFromProto(vi.type());
+    for (const auto& vi : mp.graph().output()) types[vi.name()] = typeFromProto(vi.type());
+    return types;
+}
+
 }  // namespace passlens::onnxio

@@ -1,7 +1,10 @@
 #pragma once
 // libonnx shape inference applied to an IR model: export, infer, copy the types back by name.
 // Used after import-time construction (builders, examples) and after passes rewrite the graph.
+#include <optional>
 #include <string>
+#include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "ir/Model.h"
@@ -12,5 +15,11 @@ namespace passlens::onnxio {
 /// inference failures (a failing node is named in the warning). `symbolic` then refines the types
 /// with core/shape's engine (dims libonnx leaves unknown: shape arithmetic on symbols).
 std::vector<std::string> inferShapes(ir::Model& m, bool symbolic = true);
+
+/// libonnx's inference alone (no symbolic refinement, no data propagation) on an export of `m`
+/// whose value_info is only `pinned` (value name → type): the types it gives the top-level
+/// graph's values and outputs, by name. nullopt when libonnx throws. Leaves `m` as it is.
+std::optional<std::unordered_map<std::string, ir::TypeInfo>> libonnxTypesWithPins(
+    const ir::Model& m, const std::vector<std::pair<std::string, ir::TypeInfo>>& pinned);
 
 }  // namespace passlens::onnxio

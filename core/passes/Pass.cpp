@@ -60,14 +60,25 @@ void PassContext::checkCancelled() const {
 }
 
 bool PassContext::inferShapes() {
+    // A failure leaves the types as they were and is a missed remark the user sees (it used to be
+    // dropped); a broken pass (Internal) and cancellation still propagate.
+    auto missed = [&](const std::string& what) {
+        Remark r;
+        r.kind = RemarkKind::Missed;
+        r.pass = pass_.name();
+        r.rule = "shape-inference";
+        r.message = "shape inference failed, value types stay as they were: " + what;
+        result_.remarks.push_back(std::move(r));
+        return false;
+    };
     try {
         refineValueTypes([](Model& m) { onnxio::inferShapes(m); });
         return true;
     } catch (const Error& e) {
-        if (e.kind() == ErrorKind::Internal) throw;
-        return false;
-    } catch (...) {
-        return false;
+        if (e.kind() == ErrorKind::Internal || e.kind() == ErrorKind::Cancelled) throw;
+        return missed(e.what());
+    } catch (const std::exception& e) {
+        return missed(e.what());
     }
 }
 

@@ -43,7 +43,18 @@ PipelineResult PassManager::run(ir::Model& model, const PipelineOptions& options
             const ir::ValueId valueLimit = model.graph.valueIdLimit();
             step.result = pass->run(model, options.pass);
             if (options.inferShapesAfterEachPass && needsShapeInference(*pass, step.result, model, valueLimit)) {
-                try { onnxio::inferShapes(model); } catch (...) { /* shapes stay as they were */ }
+                // The shapes stay as they were; the failure is a missed remark on the step (the
+                // pass's own result is already complete, so it cannot be lost by rethrowing).
+                try {
+                    onnxio::inferShapes(model);
+                } catch (const std::exception& e) {
+                    Remark r;
+                    r.kind = RemarkKind::Missed;
+                    r.pass = step.result.name;
+                    r.rule = "shape-inference";
+                    r.message = "shape inference after the pass failed, value types stay as they were: " + std::string(e.what());
+                    step.result.remarks.push_back(std::move(r));
+                }
             }
             changed |= step.result.changed;
             if (options.keepSnapshots) step.snapshot = std::make_shared<const ir::Model>(model);

@@ -5,7 +5,6 @@
 #include <QLabel>
 #include <QToolButton>
 #include <QVBoxLayout>
-#include <QtConcurrent>
 
 #include "analysis/DominatorPath.h"
 #include "graph/GraphView.h"
@@ -48,13 +47,9 @@ DominatorTreeView::DominatorTreeView(QWidget* parent) : QWidget(parent), view_(n
     view_->setLegendVisible(false);
 
     connect(view_, &GraphView::nodeSelected, this, &DominatorTreeView::onTreeSelection);
-    connect(&watcher_, &QFutureWatcher<Result>::finished, this, &DominatorTreeView::onFinished);
 }
 
-DominatorTreeView::~DominatorTreeView() {
-    watcher_.disconnect(this);
-    view_->disconnect(this);
-}
+DominatorTreeView::~DominatorTreeView() { view_->disconnect(this); }
 
 void DominatorTreeView::setGraph(SnapshotPtr graphSnapshot) {
     graph_ = std::move(graphSnapshot);
@@ -74,7 +69,7 @@ void DominatorTreeView::setPostDominators(bool post) {
 }
 
 void DominatorTreeView::start() {
-    ++generation_;
+    treeJob_.cancel();
     tree_.reset();
     partial_ = false;
     deferred_ = false;
@@ -99,11 +94,10 @@ void DominatorTreeView::showEvent(QShowEvent* e) {
 }
 
 void DominatorTreeView::launch(std::shared_ptr<const analysis::DominatorTree> tree, ir::NodeId focus) {
-    watchedGeneration_ = generation_;
     // The tree and its layout run in the pool; Graphviz calls are serialized by core/layout.
     // Models drawn through their hierarchy get a partial tree; smaller ones the whole tree.
     const size_t maxBoxes = graph_->hierarchy() ? kMaxTreeBoxes : 0;
-    watcher_.setFuture(QtConcurrent::run([graph = graph_, post = post_, sizer = nodeBoxSizer(), tree, focus, maxBoxes]() -> Result {
+    treeJob_.request([graph = graph_, post = post_, sizer = nodeBoxSizer(), tree, focus, maxBoxes](const JobControl&) -> Result {
         Result r;
         try {
             r.tree = tree ? tree : std::make_shared<const analysis::DominatorTree>(analysis::DominatorTree::build(*graph->graph, post));
@@ -117,12 +111,10 @@ void DominatorTreeView::launch(std::shared_ptr<const analysis::DominatorTree> tr
             r.error = QString::fromStdString(e.what());
         }
         return r;
-    }));
+    }, [this](Result r) { onFinished(std::move(r)); });  // a newer request drops this result
 }
 
-void DominatorTreeView::onFinished() {
-    if (watchedGeneration_ != generation_) return;  // a newer request is running
-    Result r = watcher_.result();
+void DominatorTreeView::onFinished(Result r) {
     if (!r.error.isEmpty()) {
         status_->setText(tr("No tree: %1").arg(r.error));
         return;
@@ -163,7 +155,6 @@ void DominatorTreeView::selectNode(ir::NodeId id) {
     syncing_ = false;
     // A partial drawing is redrawn around a node it does not hold (the tree itself is kept).
     if (!drawn && partial_ && tree_ && graph_->graph->hasNode(id)) {
-        ++generation_;
         launch(tree_, id);
     }
     announce();

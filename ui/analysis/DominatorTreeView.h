@@ -5,11 +5,11 @@
 // pathChanged() names the nodes between the selected node and its immediate (post-)dominator.
 // Large trees are drawn in part, around the selected node (kMaxTreeBoxes boxes), and the tree of a
 // large model (one drawn through its hierarchy) is only built once the dock is on screen.
-#include <QFutureWatcher>
 #include <QWidget>
 #include <memory>
 #include <vector>
 
+#include "LatestJob.h"
 #include "analysis/Dominators.h"
 #include "graph/GraphSnapshot.h"
 
@@ -35,7 +35,7 @@ public:
     void setPostDominators(bool post);
     bool postDominators() const { return post_; }
 
-    bool busy() const { return watcher_.isRunning(); }
+    bool busy() const { return treeJob_.isBusy(); }  ///< until the newest tree is shown
     GraphView* treeView() const { return view_; }
     /// The tree on screen (nullptr while none is shown).
     std::shared_ptr<const analysis::DominatorTree> tree() const { return tree_; }
@@ -68,7 +68,7 @@ private:
     void start();
     /// Builds the tree (when `tree` is null) and draws it around `focus`, in the pool.
     void launch(std::shared_ptr<const analysis::DominatorTree> tree, ir::NodeId focus);
-    void onFinished();
+    void onFinished(Result r);
     void showEvent(QShowEvent* e) override;
     void onTreeSelection(ir::NodeId id);
     void announce();
@@ -84,8 +84,7 @@ private:
     bool syncing_ = false;           ///< selecting a box on request: do not echo nodeSelected
     bool partial_ = false;
     bool deferred_ = false;          ///< a large model's tree waits until the dock is shown
-    QFutureWatcher<Result> watcher_;
-    uint64_t generation_ = 0, watchedGeneration_ = 0;
+    LatestJob<Result> treeJob_;
 };
 
 }  // namespace passlens::ui

@@ -4,7 +4,6 @@
 #include <QListWidget>
 #include <QTextBrowser>
 #include <QVBoxLayout>
-#include <QtConcurrent>
 
 #include "analysis/BlockingEdge.h"
 
@@ -37,14 +36,13 @@ WhyNotFusedPanel::WhyNotFusedPanel(QWidget* parent) : QWidget(parent) {
     layout->addWidget(new QLabel(tr("Fusions considered (pick one to mark what stopped it):"), this));
     layout->addWidget(list_, 2);
     connect(list_, &QListWidget::currentRowChanged, this, &WhyNotFusedPanel::onRowChanged);
-    connect(&watcher_, &QFutureWatcher<Result>::finished, this, &WhyNotFusedPanel::onFinished);
     clear();
 }
 
-WhyNotFusedPanel::~WhyNotFusedPanel() { watcher_.disconnect(this); }
+WhyNotFusedPanel::~WhyNotFusedPanel() = default;
 
 void WhyNotFusedPanel::clear() {
-    ++generation_;
+    explainJob_.cancel();
     graph_.reset();
     shown_.reset();
     title_->setText(tr("<i>Right-click a node in the graph → “Why not fused?”</i>"));
@@ -64,11 +62,10 @@ void WhyNotFusedPanel::explain(SnapshotPtr graph, ir::NodeId node, std::shared_p
     }
     graph_ = graph;
     title_->setText(tr("Explaining %1 …").arg(nodeLabel(*graph->graph, node).toHtmlEscaped()));
-    watchedGeneration_ = generation_;
     std::shared_ptr<const analysis::FusionRemarks> remarks = std::move(runRemarks);
     if (!remarks && cachedModel_.lock() == graph->model) remarks = cachedRemarks_;
     // Without remarks at hand the pattern passes run on a copy: seconds on a large model.
-    watcher_.setFuture(QtConcurrent::run([graph, node, remarks]() -> Result {
+    explainJob_.request([graph, node, remarks](const JobControl&) -> Result {
         Result r;
         r.graph = graph;
         try {
@@ -87,12 +84,10 @@ void WhyNotFusedPanel::explain(SnapshotPtr graph, ir::NodeId node, std::shared_p
             r.error = QString::fromStdString(ex.what());
         }
         return r;
-    }));
+    }, [this](Result r) { onFinished(std::move(r)); });
 }
 
-void WhyNotFusedPanel::onFinished() {
-    if (watchedGeneration_ != generation_) return;
-    Result r = watcher_.result();
+void WhyNotFusedPanel::onFinished(Result r) {
     if (r.ranPipeline) {
         ++pipelineRuns_;
         cachedModel_ = r.graph->model;

@@ -4,12 +4,12 @@
 // remarks come from the stepper's run when the window has one; otherwise the extended pipeline
 // runs once per model, off the GUI thread, and its remarks are kept for the next node. Picking
 // a list entry announces its blocking node and edges; the window highlights them in the graph.
-#include <QFutureWatcher>
 #include <QWidget>
 #include <memory>
 #include <optional>
 #include <vector>
 
+#include "LatestJob.h"
 #include "pipeline/Explain.h"
 #include "graph/GraphSnapshot.h"
 
@@ -32,7 +32,7 @@ public:
     int pipelineRuns() const { return pipelineRuns_; }
     void clear();
 
-    bool busy() const { return watcher_.isRunning(); }
+    bool busy() const { return explainJob_.isBusy(); }  ///< until the newest explanation is shown
     /// The explanation on screen (nullopt while none is).
     const std::optional<analysis::NodeExplanation>& explanation() const { return shown_; }
     QListWidget* considerationList() const { return list_; }
@@ -58,7 +58,7 @@ private:
         bool ranPipeline = false;
         QString error;
     };
-    void onFinished();
+    void onFinished(Result r);
     void onRowChanged(int row);
 
     QLabel* title_;
@@ -66,8 +66,7 @@ private:
     QListWidget* list_;
     SnapshotPtr graph_;
     std::optional<analysis::NodeExplanation> shown_;
-    QFutureWatcher<Result> watcher_;
-    uint64_t generation_ = 0, watchedGeneration_ = 0;
+    LatestJob<Result> explainJob_;
     // Remarks of the last model explained without a stepper run (one pipeline run per model).
     std::weak_ptr<const ir::Model> cachedModel_;
     std::shared_ptr<const analysis::FusionRemarks> cachedRemarks_;

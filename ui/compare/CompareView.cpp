@@ -8,7 +8,6 @@
 #include <QTableView>
 #include <QToolButton>
 #include <QVBoxLayout>
-#include <QtConcurrent/QtConcurrentRun>
 
 #include "compare/DifferenceModel.h"
 #include "diff/DiffReport.h"
@@ -76,12 +75,11 @@ CompareView::CompareView(QWidget* parent) : QWidget(parent) {
 
     connect(viewA_, &GraphView::nodeSelected, this, [this](ir::NodeId id) { onNodeSelected(true, id); });
     connect(viewB_, &GraphView::nodeSelected, this, [this](ir::NodeId id) { onNodeSelected(false, id); });
-    connect(&diffWatcher_, &QFutureWatcher<DiffJob>::finished, this, &CompareView::onDiffFinished);
     setBusy(false);
 }
 
 CompareView::~CompareView() {
-    // A running diff finishes in the pool; the watcher drops its result with the view.
+    // A running diff or layout finishes in the pool; its LatestJob drops the result with the view.
     viewA_->disconnect(this);
     viewB_->disconnect(this);
 }
@@ -127,7 +125,7 @@ void CompareView::compareModels(std::shared_ptr<const ir::Model> a, std::shared_
 
 void CompareView::start(std::function<DiffJob()> job, std::shared_ptr<const ir::Model> a, const QString& titleA,
                         const QString& titleB) {
-    ++generation_;
+    for (auto& j : layoutJobs_) j.cancel();
     a_ = std::move(a);
     b_ = nullptr;
     cmp_ = nullptr;
@@ -137,18 +135,18 @@ void CompareView::start(std::function<DiffJob()> job, std::shared_ptr<const ir::
     viewA_->setSnapshot(nullptr);
     viewB_->setSnapshot(nullptr);
     setBusy(true, tr("Comparing %1 with %2…").arg(titleA, titleB));
-    diffWatcher_.setFuture(QtConcurrent::run(std::move(job)));
+    diffJob_.request([job = std::move(job)](const JobControl&) { return job(); },
+                     [this](DiffJob done) { onDiffFinished(std::move(done)); });
 }
 
 void CompareView::cancel() {
     // Neither the diff nor Graphviz can be interrupted: their results are dropped when they land.
-    ++generation_;
+    diffJob_.cancel();
+    for (auto& j : layoutJobs_) j.cancel();
     setBusy(false, tr("Comparison cancelled"));
 }
 
-void CompareView::onDiffFinished() {
-    if (!busy_) return;  // cancelled
-    DiffJob job = diffWatcher_.result();
+void CompareView::onDiffFinished(DiffJob job) {
     if (!job.error.isEmpty()) {
         setBusy(false, tr("Cannot compare: %1").arg(job.error));
         emit failed(job.error);
@@ -169,20 +167,14 @@ void CompareView::layoutSide(bool sideA) {
     layout::DisplayOptions options;
     options.foldConstants = true;
     options.opset = m->opsetFor("") ? m->opsetFor("") : 17;
-    auto* watcher = new QFutureWatcher<SnapshotPtr>(this);
-    const uint64_t generation = generation_;
-    connect(watcher, &QFutureWatcher<SnapshotPtr>::finished, this, [this, watcher, sideA, generation] {
-        watcher->deleteLater();
-        if (generation != generation_) return;
-        try {
-            onSideDrawn(sideA, watcher->future().result());
-        } catch (const std::exception& e) {
-            setBusy(false, tr("Cannot draw model %1: %2").arg(sideA ? "A" : "B", QString::fromStdString(e.what())));
-            emit failed(QString::fromStdString(e.what()));
-        }
-    });
     const ir::Graph* graph = &m->graph;
-    watcher->setFuture(startLayout(std::move(m), graph, options));
+    layoutJobs_[sideA ? 0 : 1].request(
+        [m = std::move(m), graph, options](const JobControl&) { return layoutNow(m, graph, options); },
+        [this, sideA](SnapshotPtr snap) { onSideDrawn(sideA, std::move(snap)); },
+        [this, sideA](const QString& error) {
+            setBusy(false, tr("Cannot draw model %1: %2").arg(sideA ? "A" : "B", error));
+            emit failed(error);
+        });
 }
 
 void CompareView::onSideDrawn(bool sideA, SnapshotPtr snap) {

@@ -3,11 +3,11 @@
 // before | after panes, with the structural diff of core/diff: changed nodes yellow, nodes only in
 // A red, only in B green; selecting a node selects its counterpart; a list of differences centers
 // both views on click. Loading B, diffing and both layouts run off the GUI thread (progress, cancel).
-#include <QFutureWatcher>
 #include <QWidget>
 #include <functional>
 #include <memory>
 
+#include "LatestJob.h"
 #include "diff/ModelDiff.h"
 #include "graph/GraphSnapshot.h"
 
@@ -63,7 +63,7 @@ private:
         QString error;
     };
     void start(std::function<DiffJob()> job, std::shared_ptr<const ir::Model> a, const QString& titleA, const QString& titleB);
-    void onDiffFinished();
+    void onDiffFinished(DiffJob job);
     void layoutSide(bool sideA);
     void onSideDrawn(bool sideA, SnapshotPtr snap);
     void applyStyles();
@@ -73,11 +73,11 @@ private:
     std::shared_ptr<const ir::Model> a_, b_;
     std::shared_ptr<const diff::ModelComparison> cmp_;
     QString titleA_, titleB_;
-    uint64_t generation_ = 0;
     int pendingLayouts_ = 0;
     bool busy_ = false;
     bool syncing_ = false;
-    QFutureWatcher<DiffJob> diffWatcher_;
+    LatestJob<DiffJob> diffJob_;
+    LatestJob<SnapshotPtr> layoutJobs_[2];  ///< side A, side B
     GraphView* viewA_ = nullptr;
     GraphView* viewB_ = nullptr;
     QTableView* list_ = nullptr;

@@ -1,7 +1,6 @@
 #include "graph/LayoutJob.h"
 
 #include <QFontMetricsF>
-#include <QtConcurrent>
 #include <chrono>
 
 namespace passlens::ui {
@@ -110,19 +109,6 @@ SnapshotPtr redrawWith(const SnapshotPtr& base, layout::Expansion expanded, cons
     takeDrawing(*snap, snap->layouter->draw(expanded, cancel));
     snap->layoutSeconds = secondsSince(t0);
     return snap;
-}
-
-QFuture<SnapshotPtr> startRedraw(SnapshotPtr base, layout::Expansion expanded, std::shared_ptr<std::atomic<bool>> cancel) {
-    return QtConcurrent::run([base = std::move(base), expanded = std::move(expanded), cancel]() {
-        return redrawWith(base, expanded, cancel.get());
-    });
-}
-
-QFuture<SnapshotPtr> startLayout(std::shared_ptr<const ir::Model> model, const ir::Graph* graph,
-                                 layout::DisplayOptions options, std::vector<std::string> keepOpen) {
-    return QtConcurrent::run([model = std::move(model), graph, options, keepOpen = std::move(keepOpen)]() {
-        return layoutNow(model, graph, options, keepOpen);
-    });
 }
 
 }  // namespace passlens::ui

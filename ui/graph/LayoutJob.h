@@ -1,7 +1,7 @@
 #pragma once
 // Builds the display graph and lays it out off the GUI thread.
 #include <QFont>
-#include <QFuture>
+#include <atomic>
 #include <optional>
 #include <string>
 #include <vector>
@@ -16,14 +16,9 @@ QFont nodeTextFont();
 /// Box sizes measured with those fonts (callable from any thread).
 layout::BoxSizer nodeBoxSizer();
 
-/// Starts the layout of `graph` (owned by `model`) in the thread pool. Never throws; the future
-/// throws the error on result().
+/// Lays out `graph` (owned by `model`); throws on error. Views run it through a LatestJob.
 /// `keepOpen`: paths of groups open in the drawing this one replaces (a pass step of the same
 /// model); those found in the new graph's hierarchy open again instead of the opening budget.
-QFuture<SnapshotPtr> startLayout(std::shared_ptr<const ir::Model> model, const ir::Graph* graph,
-                                 layout::DisplayOptions options, std::vector<std::string> keepOpen = {});
-
-/// Same, synchronously (tests, CLI-like uses).
 SnapshotPtr layoutNow(std::shared_ptr<const ir::Model> model, const ir::Graph* graph,
                       layout::DisplayOptions options, const std::vector<std::string>& keepOpen = {});
 
@@ -41,7 +36,5 @@ inline constexpr size_t kOpeningBoxBudget = 60;
 /// The same graph as `base` (drawn through its hierarchy) with other groups open; reuses the
 /// layouter's cache. `cancel` abandons it between group layouts (layout::LayoutCancelled).
 SnapshotPtr redrawWith(const SnapshotPtr& base, layout::Expansion expanded, const std::atomic<bool>* cancel = nullptr);
-QFuture<SnapshotPtr> startRedraw(SnapshotPtr base, layout::Expansion expanded,
-                                 std::shared_ptr<std::atomic<bool>> cancel = nullptr);
 
 }  // namespace passlens::ui

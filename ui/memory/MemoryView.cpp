@@ -11,7 +11,6 @@
 #include <QTabWidget>
 #include <QTableView>
 #include <QVBoxLayout>
-#include <QtConcurrent/QtConcurrentRun>
 #include <algorithm>
 #include <exception>
 
@@ -142,17 +141,6 @@ MemoryView::MemoryView(QWidget* parent) : QWidget(parent) {
     tabs_->setTabEnabled(trainingTab_, false);
     root->addWidget(tabs_, 1);
 
-    watcher_ = new QFutureWatcher<PlanSnapshot>(this);
-    connect(watcher_, &QFutureWatcher<PlanSnapshot>::finished, this, [this] {
-        PlanSnapshot s = watcher_->result();
-        if (s.generation != generation_) {  // a newer request (or a cancel) superseded this one
-            if (pendingReplan_) startJob();
-            return;
-        }
-        busy_->setVisible(false);
-        cancel_->setVisible(false);
-        setData(s);
-    });
     connect(cancel_, &QPushButton::clicked, this, &MemoryView::cancelPlanning);
     auto replanOnChange = [this] { replan(); };
     connect(plannerBox_, &QComboBox::currentIndexChanged, this, replanOnChange);
@@ -161,11 +149,8 @@ MemoryView::MemoryView(QWidget* parent) : QWidget(parent) {
     updateLayoutForComparison(false);
 }
 
-MemoryView::~MemoryView() {
-    // The job reads the model; the captured shared_ptr keeps it alive, but do not leave a worker
-    // writing into a deleted watcher.
-    if (watcher_->isRunning()) watcher_->waitForFinished();
-}
+// planJob_ stops and waits for its worker; the job holds its own reference to the model.
+MemoryView::~MemoryView() = default;
 
 void MemoryView::setGraph(std::shared_ptr<const ir::Model> model, const ir::Graph* snapshotGraph, const QString& title) {
     model_ = std::move(model);
@@ -176,8 +161,10 @@ void MemoryView::setGraph(std::shared_ptr<const ir::Model> model, const ir::Grap
     training_->setModel(training ? model_ : nullptr);
     tabs_->setTabEnabled(trainingTab_, training);
     if (!model_) {
-        ++generation_;
-        setData({generation_, {}, {}, {}, {}});
+        planJob_.cancel();
+        busy_->setVisible(false);
+        cancel_->setVisible(false);
+        setData({});
         return;
     }
     replan();
@@ -192,11 +179,11 @@ void MemoryView::setPlanners(const QString& primary, const QString& compare) {
     replan();
 }
 
-bool MemoryView::isPlanning() const { return watcher_->isRunning(); }
+// Planning lasts until the result is shown, not until the worker returns (LatestJob::isBusy).
+bool MemoryView::isPlanning() const { return planJob_.isBusy(); }
 
 void MemoryView::cancelPlanning() {
-    ++generation_;
-    pendingReplan_ = false;
+    planJob_.cancel();
     busy_->setVisible(false);
     cancel_->setVisible(false);
     status_->setText("Planning cancelled.");
@@ -204,16 +191,6 @@ void MemoryView::cancelPlanning() {
 
 void MemoryView::replan() {
     if (!model_ || !graph_) return;
-    ++generation_;
-    if (watcher_->isRunning()) {
-        pendingReplan_ = true;  // the finished handler starts the newest request
-        return;
-    }
-    startJob();
-}
-
-void MemoryView::startJob() {
-    pendingReplan_ = false;
     busy_->setVisible(true);
     cancel_->setVisible(true);
     status_->setText("Planning…");
@@ -222,14 +199,19 @@ void MemoryView::startJob() {
     QString primary = plannerBox_->currentData().toString();
     QString compare = compareBox_->currentData().toString();
     auto schedule = static_cast<memory::ScheduleKind>(scheduleBox_->currentData().toInt());
-    quint64 generation = generation_;
     QString title = title_;
-    watcher_->setFuture(QtConcurrent::run([model, graph, primary, compare, schedule, generation, title] {
-        PlanSnapshot s = planSnapshot(*model, *graph, primary, compare, schedule);
-        s.generation = generation;
-        s.modelTitle = title;
-        return s;
-    }));
+    // A newer request supersedes this one (its result is dropped); only the newest is shown.
+    planJob_.request(
+        [model, graph, primary, compare, schedule, title](const JobControl&) {
+            PlanSnapshot s = planSnapshot(*model, *graph, primary, compare, schedule);
+            s.modelTitle = title;
+            return s;
+        },
+        [this](PlanSnapshot s) {
+            busy_->setVisible(false);
+            cancel_->setVisible(false);
+            setData(s);
+        });
 }
 
 void MemoryView::setData(const PlanSnapshot& s) {

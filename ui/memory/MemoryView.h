@@ -3,10 +3,11 @@
 // side by side), the totals (static / dynamic / naive / lower bound / arena), the lifetime chart,
 // the arena chart (buffer-sharing timeline) and the live-bytes curve per planner, and a buffer
 // table. Planning runs on a worker thread; the result arrives as an immutable PlanSnapshot.
-#include <QFutureWatcher>
 #include <QWidget>
 #include <memory>
 #include <vector>
+
+#include "LatestJob.h"
 
 #include "ir/Graph.h"
 #include "ir/Model.h"
@@ -27,7 +28,6 @@ class TrainingMemoryPanel;
 
 /// One finished planning run. Immutable once made; shared by the charts and the table.
 struct PlanSnapshot {
-    quint64 generation = 0;
     QString modelTitle;
     std::shared_ptr<const memory::MemoryPlan> primary;
     std::shared_ptr<const memory::MemoryPlan> compare;  ///< null when not comparing
@@ -76,17 +76,14 @@ signals:
 
 private:
     void replan();
-    void startJob();
     void onValueClicked(ir::ValueId v);
     void updateLayoutForComparison(bool comparing);
 
     std::shared_ptr<const ir::Model> model_;
     const ir::Graph* graph_ = nullptr;
     QString title_;
-    quint64 generation_ = 0;
-    bool pendingReplan_ = false;
     PlanSnapshot snapshot_;
-    QFutureWatcher<PlanSnapshot>* watcher_ = nullptr;
+    LatestJob<PlanSnapshot> planJob_;
 
     QComboBox* plannerBox_ = nullptr;
     QComboBox* compareBox_ = nullptr;

@@ -8,7 +8,6 @@
 #include <QSlider>
 #include <QTimer>
 #include <QVBoxLayout>
-#include <QtConcurrent/QtConcurrentRun>
 #include <algorithm>
 #include <exception>
 
@@ -102,16 +101,6 @@ TrainingMemoryPanel::TrainingMemoryPanel(QWidget* parent) : QWidget(parent) {
     debounce_->setSingleShot(true);
     debounce_->setInterval(150);
     connect(debounce_, &QTimer::timeout, this, &TrainingMemoryPanel::replan);
-    watcher_ = new QFutureWatcher<TrainingPlanResult>(this);
-    connect(watcher_, &QFutureWatcher<TrainingPlanResult>::finished, this, [this] {
-        jobInFlight_ = false;
-        TrainingPlanResult r = watcher_->result();
-        if (r.generation != generation_) {  // superseded by a newer request
-            if (pending_) start();
-            return;
-        }
-        showResult(r);
-    });
     connect(cancel_, &QPushButton::clicked, this, &TrainingMemoryPanel::cancelPlanning);
     connect(strategy_, &QComboBox::currentIndexChanged, this, [this] {
         budget_->setEnabled(strategy_->currentData().toString() == "budget");
@@ -128,12 +117,11 @@ TrainingMemoryPanel::TrainingMemoryPanel(QWidget* parent) : QWidget(parent) {
     });
 }
 
-TrainingMemoryPanel::~TrainingMemoryPanel() {
-    if (watcher_->isRunning()) watcher_->waitForFinished();
-}
+// planJob_ stops and waits for its worker.
+TrainingMemoryPanel::~TrainingMemoryPanel() = default;
 
 void TrainingMemoryPanel::setModel(std::shared_ptr<const ir::Model> model) {
-    ++generation_;
+    planJob_.cancel();
     model_ = model && autodiff::isTrainingGraph(model->graph) ? std::move(model) : nullptr;
     result_ = {};
     nonePeak_ = lowestPeak_ = 0;
@@ -169,8 +157,7 @@ void TrainingMemoryPanel::setBudget(int64_t bytes) {
 }
 
 void TrainingMemoryPanel::cancelPlanning() {
-    ++generation_;
-    pending_ = false;
+    planJob_.cancel();
     debounce_->stop();
     cancel_->setVisible(false);
     summary_->setText("Planning cancelled.");
@@ -178,7 +165,7 @@ void TrainingMemoryPanel::cancelPlanning() {
 
 // Planning lasts until the result is handled, not until the worker returns: a small plan can be
 // done before the caller even asks.
-bool TrainingMemoryPanel::isPlanning() const { return jobInFlight_ || pending_ || debounce_->isActive(); }
+bool TrainingMemoryPanel::isPlanning() const { return planJob_.isBusy() || debounce_->isActive(); }
 
 autodiff::RecomputeOptions TrainingMemoryPanel::currentOptions() const {
     autodiff::RecomputeOptions o;
@@ -194,29 +181,18 @@ autodiff::RecomputeOptions TrainingMemoryPanel::currentOptions() const {
 
 void TrainingMemoryPanel::replan() {
     if (!model_) return;
-    ++generation_;
-    if (jobInFlight_) {
-        pending_ = true;  // the finished handler starts the newest request
-        return;
-    }
-    start();
-}
-
-void TrainingMemoryPanel::start() {
-    pending_ = false;
     summary_->setText("Planning…");
     cancel_->setVisible(true);
-    const quint64 gen = generation_;
+    // The tradeoff curve is asked for until a run that computes it is shown (a superseded run's
+    // result never is).
     const bool tradeoff = needTradeoff_;
-    needTradeoff_ = false;
     auto model = model_;
     const auto options = currentOptions();
-    jobInFlight_ = true;
-    watcher_->setFuture(QtConcurrent::run([model, options, tradeoff, gen] {
-        TrainingPlanResult r = planTrainingStrategy(*model, options, tradeoff);
-        r.generation = gen;
-        return r;
-    }));
+    planJob_.request([model, options, tradeoff](const JobControl&) { return planTrainingStrategy(*model, options, tradeoff); },
+                     [this, tradeoff](TrainingPlanResult r) {
+                         if (tradeoff) needTradeoff_ = false;
+                         showResult(r);
+                     });
 }
 
 void TrainingMemoryPanel::showResult(const TrainingPlanResult& r) {

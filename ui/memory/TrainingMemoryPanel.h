@@ -2,9 +2,10 @@
 // The memory dock's Training tab: the training graph's plan on one time axis (TrainingTimeline),
 // a recomputation strategy switch (none / sqrt / budget slider) that replans on a worker thread,
 // the peak against the recompute FLOPs, and the trade-off chart over budgets.
-#include <QFutureWatcher>
 #include <QWidget>
 #include <memory>
+
+#include "LatestJob.h"
 
 #include "autodiff/Recompute.h"
 #include "autodiff/TrainingMemory.h"
@@ -22,7 +23,6 @@ namespace passlens::ui {
 
 /// One finished replanning (any thread makes it; immutable after).
 struct TrainingPlanResult {
-    quint64 generation = 0;
     autodiff::RecomputeOptions options;
     std::shared_ptr<const memory::MemoryPlan> plan;
     std::shared_ptr<const autodiff::TrainingMemory> training;
@@ -65,18 +65,14 @@ protected:
 
 private:
     void replan();
-    void start();
     autodiff::RecomputeOptions currentOptions() const;
     void showResult(const TrainingPlanResult& r);
 
     std::shared_ptr<const ir::Model> model_;
-    quint64 generation_ = 0;
-    bool pending_ = false;
-    bool jobInFlight_ = false;  ///< started and its finished handler has not run (the future may be done already)
     bool needTradeoff_ = false;
     int64_t nonePeak_ = 0, lowestPeak_ = 0;
     TrainingPlanResult result_;
-    QFutureWatcher<TrainingPlanResult>* watcher_ = nullptr;
+    LatestJob<TrainingPlanResult> planJob_;
     QComboBox* strategy_ = nullptr;
     QSlider* budget_ = nullptr;
     QLabel* budgetLabel_ = nullptr;

@@ -1,7 +1,5 @@
 #include "stepper/PipelineJob.h"
 
-#include <QPromise>
-#include <QtConcurrent>
 
 #include <optional>
 
@@ -83,19 +81,6 @@ PipelineRun runPipeline(const ir::Model& model, const std::vector<std::string>& 
         run.error = QString::fromStdString(e.what());
     }
     return run;
-}
-
-QFuture<PipelineRun> startPipeline(std::shared_ptr<const ir::Model> model, std::vector<std::string> passNames,
-                                   std::shared_ptr<std::atomic<bool>> cancel, bool verifyOutputs,
-                                   std::vector<std::pair<std::string, int64_t>> verifyDims,
-                                   const passes::PassRegistry& registry) {
-    return QtConcurrent::run([model = std::move(model), names = std::move(passNames), cancel, verifyOutputs,
-                              dims = std::move(verifyDims), &registry](QPromise<PipelineRun>& promise) {
-        promise.setProgressRange(0, int(names.size()));
-        promise.addResult(runPipeline(
-            *model, names, cancel.get(), [&promise](int done, int) { promise.setProgressValue(done); }, verifyOutputs,
-            dims, registry));
-    });
 }
 
 }  // namespace passlens::ui

@@ -1,7 +1,6 @@
 #pragma once
 // Runs a pass pipeline off the GUI thread. The worker copies the model, runs the passes with a
 // cancel flag and reports progress per pass; the GUI receives one immutable PipelineRun.
-#include <QFuture>
 #include <QString>
 #include <atomic>
 #include <memory>
@@ -38,7 +37,7 @@ struct PipelineRun {
 };
 using PipelineRunPtr = std::shared_ptr<const PipelineRun>;
 
-/// Synchronous run (tests; the worker calls it). Never throws. A name "layout:NHWC" runs the
+/// Synchronous run (tests; StepperPanel's LatestJob runs it off the GUI thread). Never throws. A name "layout:NHWC" runs the
 /// layout pass toward that layout. `progress(done, total)` is called
 /// after each pass (from the running thread).
 /// With `verifyOutputs` the interpreter runs the model on seeded random inputs before the first
@@ -49,12 +48,5 @@ PipelineRun runPipeline(const ir::Model& model, const std::vector<std::string>& 
                         const std::atomic<bool>* cancel, const std::function<void(int, int)>& progress = {},
                         bool verifyOutputs = false, const std::vector<std::pair<std::string, int64_t>>& verifyDims = {},
                         const passes::PassRegistry& registry = passes::PassRegistry::global());
-
-/// Starts the run in the thread pool; the future reports progress (0..passes) and yields the run.
-/// `registry` must outlive the run.
-QFuture<PipelineRun> startPipeline(std::shared_ptr<const ir::Model> model, std::vector<std::string> passNames,
-                                   std::shared_ptr<std::atomic<bool>> cancel, bool verifyOutputs = false,
-                                   std::vector<std::pair<std::string, int64_t>> verifyDims = {},
-                                   const passes::PassRegistry& registry = passes::PassRegistry::global());
 
 }  // namespace passlens::ui

@@ -147,17 +147,13 @@ StepperPanel::StepperPanel(QWidget* parent) : QWidget(parent) {
     connect(forward_, &QToolButton::clicked, this, &StepperPanel::stepForward);
     connect(view_->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
             [this](const QModelIndex& i) { if (i.isValid()) setCurrentRow(i.row()); });
-    connect(&watcher_, &QFutureWatcher<PipelineRun>::finished, this, &StepperPanel::onFinished);
-    connect(&watcher_, &QFutureWatcher<PipelineRun>::progressValueChanged, progress_, &QProgressBar::setValue);
-    connect(&watcher_, &QFutureWatcher<PipelineRun>::progressRangeChanged, progress_, &QProgressBar::setRange);
+    connect(&runJob_, &LatestJobSignals::progressValueChanged, progress_, &QProgressBar::setValue);
+    connect(&runJob_, &LatestJobSignals::progressRangeChanged, progress_, &QProgressBar::setRange);
     updateButtons();
 }
 
-StepperPanel::~StepperPanel() {
-    if (cancelFlag_) cancelFlag_->store(true);
-    watcher_.disconnect(this);
-    watcher_.waitForFinished();
-}
+// runJob_ stops the running pipeline and waits for it.
+StepperPanel::~StepperPanel() = default;
 
 void StepperPanel::setModel(std::shared_ptr<const ir::Model> model) {
     cancel();
@@ -242,7 +238,6 @@ void StepperPanel::setTargetOpset(int opset) {
 
 void StepperPanel::run() {
     if (!model_) return;
-    if (cancelFlag_) cancelFlag_->store(true);  // a run still going is superseded
     std::vector<std::string> names;
     std::vector<std::pair<std::string, int64_t>> dims;
     try {
@@ -255,27 +250,36 @@ void StepperPanel::run() {
         emit runFailed(QString::fromStdString(e.what()));
         return;
     }
-    cancelFlag_ = std::make_shared<std::atomic<bool>>(false);
     runModel_ = model_;
     progress_->setRange(0, int(names.size()));
     progress_->setValue(0);
     status_->setText(verify_->isChecked() ? tr("Running and verifying %1 passes…").arg(names.size())
                                           : tr("Running %1 passes…").arg(names.size()));
-    watcher_.setFuture(startPipeline(model_, std::move(names), cancelFlag_, verify_->isChecked(), std::move(dims), *registry_));
+    // A run still going is superseded (its cancel flag is set, its result dropped). The passes
+    // read the job's flag (PassOptions::cancel), so Cancel stops them between steps.
+    const passes::PassRegistry& registry = *registry_;
+    runJob_.request(
+        [model = model_, names = std::move(names), verify = verify_->isChecked(), dims = std::move(dims),
+         &registry](const JobControl& control) {
+            control.setProgressRange(0, int(names.size()));
+            return runPipeline(
+                *model, names, control.cancelFlag(), [&control](int done, int) { control.setProgressValue(done); },
+                verify, dims, registry);
+        },
+        [this](PipelineRun done) { onFinished(std::move(done)); });
     updateButtons();
 }
 
 void StepperPanel::cancel() {
     if (!isRunning()) return;
-    if (cancelFlag_) cancelFlag_->store(true);
+    runJob_.stop();  // the run ends early and reports itself cancelled
     status_->setText(tr("Cancelling…"));
 }
 
-bool StepperPanel::isRunning() const { return watcher_.isRunning(); }
+bool StepperPanel::isRunning() const { return runJob_.isBusy(); }
 
-void StepperPanel::onFinished() {
-    if (watcher_.future().resultCount() == 0) return updateButtons();
-    auto run = std::make_shared<const PipelineRun>(watcher_.result());
+void StepperPanel::onFinished(PipelineRun finished) {
+    auto run = std::make_shared<const PipelineRun>(std::move(finished));
     updateButtons();
     if (runModel_ != model_) return;  // started on a model that is no longer loaded
     if (run->cancelled) {

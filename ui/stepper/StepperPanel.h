@@ -4,11 +4,11 @@
 // F10/Shift+F10, or a click on a row). Emits stepChosen(row): row 0 is the input model.
 // "Verify outputs" runs the interpreter after each pass (the table's Outputs column; the status
 // line names the first pass whose outputs differ).
-#include <QFutureWatcher>
 #include <QWidget>
 #include <atomic>
 #include <memory>
 
+#include "LatestJob.h"
 #include "stepper/PipelineJob.h"
 
 class QCheckBox;
@@ -68,7 +68,7 @@ signals:
     void stepChosen(int row);
 
 private:
-    void onFinished();
+    void onFinished(PipelineRun run);
     void updateButtons();
 
     const passes::PassRegistry* registry_ = &passes::PassRegistry::global();
@@ -76,8 +76,7 @@ private:
     std::shared_ptr<const ir::Model> runModel_;  ///< the model the running job works on
     PipelineRunPtr run_;
     int current_ = -1;
-    std::shared_ptr<std::atomic<bool>> cancelFlag_;
-    QFutureWatcher<PipelineRun> watcher_;
+    LatestJob<PipelineRun> runJob_;
     PassTableModel* table_ = nullptr;
     QComboBox* level_ = nullptr;
     QLineEdit* passList_ = nullptr;

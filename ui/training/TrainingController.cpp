@@ -6,10 +6,8 @@
 #include <QFormLayout>
 #include <QLineEdit>
 #include <QPushButton>
-#include <QFutureWatcher>
 #include <QMenuBar>
 #include <QMessageBox>
-#include <QtConcurrent/QtConcurrentRun>
 
 #include "MainWindow.h"
 #include "autodiff/AutodiffPass.h"
@@ -155,10 +153,7 @@ QString formatValues(const ir::Tensor& t) {
     return "= [" + parts.join(", ") + "]";
 }
 
-struct ValueRun {
-    std::map<uint32_t, QString> labels;
-    QString error;
-};
+using ValueRun = TrainingController::ValueRun;
 
 /// Every value of at most 16 elements becomes a graph output of a copy, so one interpreter run
 /// yields them all; each producer's first such output labels it.
@@ -204,18 +199,15 @@ ValueRun computeValues(std::shared_ptr<const ir::Model> shown, std::map<std::str
 void TrainingController::showValues(const std::map<std::string, std::vector<float>>& inputs) {
     auto shown = window_->shownModel();
     if (!shown) return;
-    auto* watcher = new QFutureWatcher<ValueRun>(this);
-    connect(watcher, &QFutureWatcher<ValueRun>::finished, this, [this, watcher, shown] {
-        ValueRun r = watcher->result();
-        watcher->deleteLater();
-        if (!r.error.isEmpty()) return emit valuesFailed(r.error);
-        if (window_->shownModel() != shown) return;  // the user moved on
-        values_ = std::move(r.labels);
-        valuesOf_ = &shown->graph;
-        applyRoleStyles();
-        emit valuesShown(int(values_.size()));
-    });
-    watcher->setFuture(QtConcurrent::run(computeValues, shown, inputs));
+    valuesJob_.request([shown, inputs](const JobControl&) { return computeValues(shown, inputs); },
+                       [this, shown](ValueRun r) {
+                           if (!r.error.isEmpty()) return emit valuesFailed(r.error);
+                           if (window_->shownModel() != shown) return;  // the user moved on
+                           values_ = std::move(r.labels);
+                           valuesOf_ = &shown->graph;
+                           applyRoleStyles();
+                           emit valuesShown(int(values_.size()));
+                       });
 }
 
 void TrainingController::showValuesDialog() {

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "LatestJob.h"
 #include "autodiff/Autodiff.h"
 #include "passes/PassRegistry.h"
 
@@ -53,6 +54,13 @@ signals:
     void valuesShown(int labelledNodes);
     void valuesFailed(const QString& message);
 
+public:
+    /// One "Show Values" run: a label per node, or the error.
+    struct ValueRun {
+        std::map<uint32_t, QString> labels;
+        QString error;
+    };
+
 private:
     void applyRoleStyles();
     NodeStyle withValue(NodeStyle s, uint32_t node) const;
@@ -64,6 +72,7 @@ private:
     std::map<uint32_t, QString> values_;   ///< node id → value label of its first output
     const void* valuesOf_ = nullptr;       ///< the graph the labels belong to
     std::set<uint32_t> diffStyled_;        ///< nodes the stepper's diff colours (added/changed)
+    LatestJob<ValueRun> valuesJob_;        ///< a newer request drops an older run's labels
 };
 
 }  // namespace passlens::ui

@@ -1,0 +1,2 @@
+// Fixture for core_layering_rejects_third_party: core/ is Qt-free.
+#include <QString>
