@@ -82,6 +82,10 @@ void Args::refuse(const std::string& name, const std::string& why) const {
     if (flag(name) || option(name)) throw UsageError{name + " " + why};
 }
 
+void Args::noteNoEffect(const std::string& name, const std::string& why, std::ostream& err) const {
+    if (flag(name) || option(name)) err << "note: " << name << " has no effect here: it " << why << "\n";
+}
+
 const std::string& Args::positional(size_t i, const std::string& what) const {
     if (i >= positionals_.size()) throw UsageError{"missing " + what};
     return positionals_[i];

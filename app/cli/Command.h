@@ -30,6 +30,9 @@ public:
     /// Throws a usage error naming `name` when it is given: an option the command declares (or
     /// every command takes, like --dim) that would change nothing here; `why` says so.
     void refuse(const std::string& name, const std::string& why) const;
+    /// For --dim, which every command takes (the CLI contract): where it changes nothing, a note
+    /// on `err` says so instead of a refusal.
+    void noteNoEffect(const std::string& name, const std::string& why, std::ostream& err) const;
     /// The positional at `i`, or a usage error naming `what`.
     const std::string& positional(size_t i, const std::string& what) const;
     /// A non-negative integer option (e.g. --seed), `dflt` when absent; a usage error otherwise.

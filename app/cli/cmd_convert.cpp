@@ -13,7 +13,7 @@ REGISTER_COMMAND({
     {"--external-data"},
     [](const Args& args, std::ostream& out, std::ostream& err) {
         args.expectOnly({"--external-data", "--no-shape-inference"});
-        args.refuse("--dim", "does not apply to convert: the model is written with the shapes it has");
+        args.noteNoEffect("--dim", "does not apply to convert: the model is written with the shapes it has", err);
         onnxio::ImportOptions options;
         options.inferShapes = !args.flag("--no-shape-inference");
         const std::string& in = args.positional(0, "IN");

@@ -13,7 +13,7 @@ REGISTER_COMMAND({
     [](const Args& args, std::ostream& out, std::ostream&) {
         args.expectOnly({"--json", "--names-only"});
         // Matching reads ops, attributes, weights and the graph's edges; pinned shapes changed no result.
-        args.refuse("--dim", "does not apply to diff: nodes are matched and compared without their value shapes");
+        args.noteNoEffect("--dim", "does not apply to diff: nodes are matched and compared without their value shapes", err);
         const ir::Model a = diff::importForDiff(args.positional(0, "A"));
         const ir::Model b = diff::importForDiff(args.positional(1, "B"));
         diff::DiffOptions diffOptions;

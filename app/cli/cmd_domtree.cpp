@@ -21,7 +21,7 @@ REGISTER_COMMAND({
     {"--format"},
     [](const Args& args, std::ostream& out, std::ostream& err) {
         args.expectOnly({"--post", "--format"});
-        args.refuse("--dim", "does not apply to domtree: the tree depends on the edges, not the shapes");
+        args.noteNoEffect("--dim", "does not apply to domtree: the tree depends on the edges, not the shapes", err);
         std::string format = args.option("--format").value_or("text");
         if (format != "json" && format != "dot" && format != "text")
             throw UsageError{"--format must be json, dot or text, got '" + format + "'"};

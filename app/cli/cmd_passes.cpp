@@ -35,7 +35,7 @@ REGISTER_COMMAND({
     {},
     [](const Args& args, std::ostream& out, std::ostream&) {
         args.expectOnly({"--json"});
-        args.refuse("--dim", "does not apply to passes: it reads no model");
+        args.noteNoEffect("--dim", "does not apply to passes: it reads no model", err);
         const auto all = catalog();
         if (args.flag("--json")) {
             auto arr = nlohmann::ordered_json::array();

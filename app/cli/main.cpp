@@ -14,8 +14,8 @@ using namespace passlens::cli;
 static void printHelp(std::ostream& os) {
     os << "passlens-cli " PASSLENS_VERSION " — watch graph optimizations, headless\n\nusage: passlens-cli COMMAND ...\n\n";
     for (const auto& [name, c] : commandRegistry()) os << "  " << c.usage << "\n      " << c.summary << "\n";
-    os << "\nCommands that read shapes accept --dim NAME=VALUE (repeatable) to pin symbolic dimensions;\n"
-          "convert, diff, domtree and passes refuse it.\n"
+    os << "\nEvery command accepts --dim NAME=VALUE (repeatable) to pin symbolic dimensions;\n"
+          "convert, diff, domtree and passes note that it has no effect there.\n"
           "Exit codes: 0 success, 1 a check failed, 2 bad input or usage.\n";
 }
 
