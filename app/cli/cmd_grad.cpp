@@ -21,18 +21,22 @@ namespace {
 plot::SvgChart curveChart(const autodiff::RecomputeCurve& c) {
     plot::SvgChart chart;
     chart.title = "planned arena vs recomputation";
-    chart.xLabel = "extra FLOPs (forward passes)";
+    chart.xLabel = "extra FLOPs (% of one forward pass)";
+    chart.legendRight = true;
     chart.yLabel = "planned arena";
     chart.yBytes = true;
-    auto passes = [&](double flops) { return c.forwardFlops == 0 ? 0.0 : flops / c.forwardFlops; };
+    auto passes = [&](double flops) { return c.forwardFlops == 0 ? 0.0 : 100 * flops / c.forwardFlops; };
     plot::SvgSeries s;
     s.name = "Pareto curve (" + std::to_string(c.curve.size()) + " points)";
     s.dots = true;
     for (auto it = c.curve.rbegin(); it != c.curve.rend(); ++it)
         s.points.emplace_back(passes(it->extraFlops), static_cast<double>(it->arenaBytes));
     chart.series.push_back(std::move(s));
-    chart.markers.push_back({"store-all", "#2ca02c", 0, static_cast<double>(c.storeAll.arenaBytes)});
-    chart.markers.push_back({"sqrt", "#d62728", passes(c.sqrt.extraFlops), static_cast<double>(c.sqrt.arenaBytes)});
+    // √n that changes nothing sits on store-all: one marker says both.
+    const bool sqrtIsStoreAll = c.sqrt.extraFlops == 0 && c.sqrt.arenaBytes == c.storeAll.arenaBytes;
+    chart.markers.push_back({sqrtIsStoreAll ? "store-all = sqrt" : "store-all", "#2ca02c", 0, static_cast<double>(c.storeAll.arenaBytes)});
+    if (!sqrtIsStoreAll)
+        chart.markers.push_back({"sqrt", "#d62728", passes(c.sqrt.extraFlops), static_cast<double>(c.sqrt.arenaBytes)});
     chart.markers.push_back({"all", "#9467bd", passes(c.all.extraFlops), static_cast<double>(c.all.arenaBytes)});
     return chart;
 }

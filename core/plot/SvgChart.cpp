@@ -95,8 +95,9 @@ std::string renderSvg(const SvgChart& c) {
                 o << "<circle cx=\"" << num(xs.toPixel(x)) << "\" cy=\"" << num(ys.toPixel(y)) << "\" r=\"2.5\" fill=\"" << s.color
                   << "\"/>\n";
         if (!s.name.empty()) {
-            o << "<rect x=\"" << left + 10 << "\" y=\"" << num(legendY) << "\" width=\"12\" height=\"3\" fill=\"" << s.color
-              << "\"/><text x=\"" << left + 26 << "\" y=\"" << num(legendY + 4) << "\">" << escape(s.name) << "</text>\n";
+            const double lx = c.legendRight ? c.width - right - 230 : left + 10;
+            o << "<rect x=\"" << lx << "\" y=\"" << num(legendY) << "\" width=\"12\" height=\"3\" fill=\"" << s.color
+              << "\"/><text x=\"" << lx + 16 << "\" y=\"" << num(legendY + 4) << "\">" << escape(s.name) << "</text>\n";
             legendY += 14;
         }
     }

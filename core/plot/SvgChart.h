@@ -31,6 +31,7 @@ struct SvgChart {
     std::string title, xLabel, yLabel;
     bool xBytes = false, yBytes = false;  ///< byte units on the axis ticks
     int width = 640, height = 360;
+    bool legendRight = false;             ///< legend in the top-right corner (default top-left)
     std::vector<SvgSeries> series;
     std::vector<SvgMarker> markers;
     std::vector<SvgHLine> lines;
