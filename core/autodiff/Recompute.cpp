@@ -1,17 +1,13 @@
-// Recomputation strategies on a training graph (see Recompute.h). The rewrite: every dropped
-// activation gets one copy of its forward node (and of the forward nodes between it and kept
-// tensors), shared by all its backward readers and placed just before the first of them.
+// Recomputation strategies on a training graph (see Recompute.h): parsing, the strategy switch and
+// the one-line report. The facts, the copy rewrite and Chen's segments are in RecomputeFacts.cpp;
+// the min cut and the budget/Pareto search in RecomputeSearch.cpp.
 #include "autodiff/Recompute.h"
 
 #include <algorithm>
-#include <cmath>
 #include <cstdio>
 #include <map>
-#include <set>
-#include <unordered_map>
 #include <unordered_set>
 
-#include "analysis/OpRegistry.h"
 #include "autodiff/Autodiff.h"
 #include "autodiff/RecomputeFacts.h"
 #include "ir/Error.h"
@@ -173,6 +169,8 @@ RecomputeResult applyRecompute(passes::Rewriter& rw, const RecomputeOptions& opt
         r.message += " (the plan fits the budget already)";
     if (options.strategy == RecomputeOptions::Strategy::Budget && !r.dropped.empty() && !c.label.empty())
         r.message += " (found from " + c.label + ")";
+    if (options.strategy == RecomputeOptions::Strategy::Pareto)
+        r.message += " (pareto changes nothing: `grad --recompute pareto` prints the curve, recomputeCurve() computes it)";
     if (options.strategy == RecomputeOptions::Strategy::MinCut && r.dropped.empty())
         r.message += " (the minimum cut keeps every saved activation, or lowers no arena)";
     return r;
