@@ -331,6 +331,15 @@ Choice solveBudget(const Model& m, const ForwardFacts& facts, int64_t budget, in
     seed(ev, m, facts);
     peakDirected(ev, facts, budget);
     cheapestFirst(ev, facts, budget);
+    // Nothing may fit; the lowest arena reached is then the message's figure, so the choice with
+    // the fewest live bytes that skipped the planners is planned too.
+    const Choice* fewestLive = nullptr;
+    for (const Choice& c : ev.pool())
+        if (!c.planned && (!fewestLive || c.bound < fewestLive->bound)) fewestLive = &c;
+    if (fewestLive) {
+        const Choice c = *fewestLive;
+        ev.run(c.drop, c.keep, c.label);
+    }
     *lowest = peakBefore;
     for (const Choice& c : ev.pool())
         if (c.planned) *lowest = std::min(*lowest, c.peak);
