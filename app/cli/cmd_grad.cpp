@@ -2,6 +2,8 @@
 #include <optional>
 #include <ostream>
 
+#include <nlohmann/json.hpp>
+
 #include "autodiff/Autodiff.h"
 #include "autodiff/Recompute.h"
 #include "cli/Command.h"
@@ -9,19 +11,50 @@
 #include "onnx/Checker.h"
 #include "onnx/Export.h"
 #include "onnx/Import.h"
+#include "plot/SvgChart.h"
 
 namespace passlens::cli {
 
+namespace {
+
+/// Arena against extra forward passes: the Pareto curve, with store-all, sqrt and all marked.
+plot::SvgChart curveChart(const autodiff::RecomputeCurve& c) {
+    plot::SvgChart chart;
+    chart.title = "planned arena vs recomputation";
+    chart.xLabel = "extra FLOPs (% of one forward pass)";
+    chart.legendRight = true;
+    chart.yLabel = "planned arena";
+    chart.yBytes = true;
+    auto passes = [&](double flops) { return c.forwardFlops == 0 ? 0.0 : 100 * flops / c.forwardFlops; };
+    plot::SvgSeries s;
+    s.name = "Pareto curve (" + std::to_string(c.curve.size()) + " points)";
+    s.dots = true;
+    for (auto it = c.curve.rbegin(); it != c.curve.rend(); ++it)
+        s.points.emplace_back(passes(it->extraFlops), static_cast<double>(it->arenaBytes));
+    chart.series.push_back(std::move(s));
+    // √n that changes nothing sits on store-all: one marker says both.
+    const bool sqrtIsStoreAll = c.sqrt.extraFlops == 0 && c.sqrt.arenaBytes == c.storeAll.arenaBytes;
+    chart.markers.push_back({sqrtIsStoreAll ? "store-all = sqrt" : "store-all", "#2ca02c", 0, static_cast<double>(c.storeAll.arenaBytes)});
+    if (!sqrtIsStoreAll)
+        chart.markers.push_back({"sqrt", "#d62728", passes(c.sqrt.extraFlops), static_cast<double>(c.sqrt.arenaBytes)});
+    chart.markers.push_back({"all", "#9467bd", passes(c.all.extraFlops), static_cast<double>(c.all.arenaBytes)});
+    return chart;
+}
+
+}  // namespace
+
 REGISTER_COMMAND({
     "grad",
-    "grad MODEL -o TRAIN.onnx [--loss mse|cross-entropy|none] [--output NAME] [--wrt all|NAME,...] [--recompute none|sqrt|all|budget=BYTES[:heavy|:no-heavy]]",
+    "grad MODEL -o TRAIN.onnx [--loss mse|cross-entropy|none] [--output NAME] [--wrt all|NAME,...] [--recompute none|sqrt|all|mincut|pareto|budget=BYTES[:heavy|:no-heavy]] [--json] [--svg FILE]",
     "Builds the training graph: outputs = the model's outputs, `loss`, then `<name>_grad` per requested tensor "
     "(all = every float initializer). mse adds input `<output>_target`, cross-entropy `<output>_labels` (int64 [N]). "
     "--recompute drops saved activations and recomputes them in the backward pass (sqrt: Chen's sqrt(n) checkpoints; "
-    "budget: cheapest first until the planned arena fits) and reports peak bytes and extra FLOPs.",
-    {"-o", "--loss", "--output", "--wrt", "--recompute"},
+    "mincut: fewest bytes kept, as PyTorch's partitioner; budget: fewest extra FLOPs whose planned arena fits) and reports "
+    "the planned arena and extra FLOPs; pareto writes the training graph unchanged and prints the arena-vs-FLOPs curve "
+    "with store-all, sqrt and all marked (--svg FILE: as a chart). --json: the same as JSON.",
+    {"-o", "--loss", "--output", "--wrt", "--recompute", "--svg"},
     [](const Args& args, std::ostream& out, std::ostream&) {
-        args.expectOnly({"-o", "--loss", "--output", "--wrt", "--recompute"});
+        args.expectOnly({"-o", "--loss", "--output", "--wrt", "--recompute", "--json", "--svg"});
         const std::string in = args.positional(0, "MODEL");
         auto outPath = args.option("-o");
         if (!outPath) throw UsageError{"missing -o TRAIN.onnx"};
@@ -37,7 +70,9 @@ REGISTER_COMMAND({
         const size_t forwardNodes = forward.graph.nodeCount();
         ir::Model train = autodiff::makeTrainingModel(forward, o);
         std::optional<autodiff::RecomputeResult> recomputed;
-        if (args.option("--recompute")) recomputed = autodiff::recomputeModel(train, recompute);
+        std::optional<autodiff::RecomputeCurve> curve;
+        if (recompute.strategy == autodiff::RecomputeOptions::Strategy::Pareto) curve = autodiff::recomputeCurve(train, recompute);
+        else if (args.option("--recompute")) recomputed = autodiff::recomputeModel(train, recompute);
         size_t lossNodes = 0, backwardNodes = 0;
         for (ir::NodeId n : train.graph.nodeOrder()) {
             auto role = autodiff::provenanceOf(train.graph.node(n)).role;
@@ -48,9 +83,26 @@ REGISTER_COMMAND({
         if (auto problem = onnxio::checkModelFile(*outPath))
             throw Error(ErrorKind::CheckFailed, "the training graph fails the ONNX checker: " + *problem);
         const size_t grads = train.graph.outputs().size() - forward.graph.outputs().size() - 1;
+        if (auto svg = args.option("--svg")) {
+            if (!curve) throw UsageError{"--svg charts the curve of --recompute pareto"};
+            plot::saveSvg(*svg, curveChart(*curve));
+        }
+        if (args.flag("--json")) {
+            nlohmann::ordered_json j;
+            j["output"] = *outPath;
+            j["forward_nodes"] = forwardNodes;
+            j["loss_nodes"] = lossNodes;
+            j["backward_nodes"] = backwardNodes;
+            j["gradients"] = grads;
+            if (recomputed) j["recompute"] = autodiff::resultToJson(*recomputed);
+            if (curve) j["pareto"] = autodiff::curveToJson(*curve);
+            out << j.dump(2) << "\n";
+            return kOk;
+        }
         out << "wrote " << *outPath << ": " << forwardNodes << " forward, " << lossNodes << " loss and " << backwardNodes
             << " backward nodes; " << grads << " gradients of the " << o.loss << " loss\n";
         if (recomputed) out << "recompute " << recomputed->message << "\n";
+        if (curve) out << autodiff::curveToText(*curve);
         return kOk;
     },
 });

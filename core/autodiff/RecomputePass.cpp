@@ -15,7 +15,7 @@ class RecomputePass final : public Pass {
 public:
     std::string name() const override { return "recompute"; }
     std::string description() const override {
-        return "Recomputes saved activations in the backward pass (gradient checkpointing: none | sqrt | all | budget=BYTES)";
+        return "Recomputes saved activations in the backward pass (gradient checkpointing: none | sqrt | all | mincut | budget=BYTES)";
     }
 
 protected:

@@ -13,6 +13,7 @@
 #include "memory/ShapeAssist.h"
 #include "onnx/Import.h"
 #include "schedule/GraphSchedule.h"
+#include "ScheduleNets.h"
 
 using namespace passlens;
 using namespace passlens::ir;
@@ -21,30 +22,8 @@ namespace {
 
 std::string fixture(const std::string& name) { return std::string(PASSLENS_FIXTURES_DIR) + "/" + name; }
 
-/// Cells of four 1x1-conv branches (expand 8 -> 32 channels, shrink 32 -> 4) joined by Concat, the
-/// nodes added breadth first (every expander, then every shrinker), as a NAS exporter may write them.
-Model nasNet(int cells) {
-    GraphBuilder b("nas_cells");
-    ValueId x = b.input("x", DataType::Float, {1, 8, 16, 16});
-    uint64_t seed = 1;
-    for (int c = 0; c < cells; ++c) {
-        const std::string cell = "cell" + std::to_string(c);
-        std::vector<ValueId> expanded, shrunk;
-        for (int k = 0; k < 4; ++k)
-            expanded.push_back(b.op("Conv", {x, b.constant(cell + ".e" + std::to_string(k), randomFloats({32, 8, 1, 1}, seed++))}, {},
-                                    cell + ".expand" + std::to_string(k)));
-        for (int k = 0; k < 4; ++k)
-            shrunk.push_back(b.op("Conv", {expanded[static_cast<size_t>(k)], b.constant(cell + ".s" + std::to_string(k), randomFloats({4, 32, 1, 1}, seed++))},
-                                  {}, cell + ".shrink" + std::to_string(k)));
-        ValueId cat = b.op("Concat", shrunk, {Attribute::makeInt("axis", 1)}, cell + ".concat");
-        x = b.op("Conv", {cat, b.constant(cell + ".m", randomFloats({8, 16, 1, 1}, seed++))}, {}, cell + ".mix");
-    }
-    b.output(x);
-    return b.finish();
-}
-
 TEST(ScheduleModels, SearchBeatsExporterOrderOnNasCells) {
-    const Model m = nasNet(3);
+    const Model m = test::nasNet(3);
     const auto p = schedule::buildProblem(m, m.graph);
     const auto exporter = schedule::scheduleGraph(m, m.graph, p, "exporter");
     const auto search = schedule::scheduleGraph(m, m.graph, p, "search");

@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "TestSupport.h"
+#include "TrainingTestSupport.h"
 #include "autodiff/Autodiff.h"
 #include "autodiff/Recompute.h"
 #include "eval/Interpreter.h"
@@ -25,38 +26,7 @@ using autodiff::RecomputeOptions;
 
 namespace {
 
-std::vector<TensorPtr> inputsFor(const Model& m) {
-    auto inputs = eval::randomInputs(m, 17);
-    // Cross-entropy labels must name a class.
-    for (auto& in : inputs)
-        if (in->dtype == DataType::Int64) {
-            std::vector<int64_t> labels(static_cast<size_t>(in->elementCount()));
-            for (size_t k = 0; k < labels.size(); ++k) labels[k] = static_cast<int64_t>(k % 4);
-            in = makeTensorOf(DataType::Int64, in->dims, labels);
-        }
-    return inputs;
-}
-
-/// Every `_grad` output of `after` equals the one of `before` (same ops on the same values: exact up
-/// to the last bit, checked with a tolerance of 1e-6 relative).
-void expectSameGradients(const Model& before, const Model& after) {
-    auto inputs = inputsFor(before);
-    auto a = eval::run(before, inputs), b = eval::run(after, inputs);
-    ASSERT_EQ(a.size(), b.size());
-    size_t grads = 0;
-    for (size_t i = 0; i < a.size(); ++i) {
-        const std::string name = before.graph.value(before.graph.outputs()[i]).name;
-        ASSERT_EQ(name, after.graph.value(after.graph.outputs()[i]).name);
-        if (name.size() < 5 || name.substr(name.size() - 5) != "_grad") continue;
-        ++grads;
-        ASSERT_EQ(a[i]->elementCount(), b[i]->elementCount()) << name;
-        for (int64_t k = 0; k < a[i]->elementCount(); ++k) {
-            const float x = a[i]->as<float>()[k], y = b[i]->as<float>()[k];
-            ASSERT_LE(std::fabs(x - y), 1e-6f * std::max(1.0f, std::fabs(x))) << name << "[" << k << "]";
-        }
-    }
-    EXPECT_GT(grads, 0u);
-}
+using test::expectSameGradients;
 
 autodiff::RecomputeResult recompute(Model& m, const std::string& strategy) {
     return autodiff::recomputeModel(m, autodiff::parseRecomputeOptions(strategy), false);
@@ -79,8 +49,11 @@ TEST(TrainingRecompute, ParsesStrategiesAndRejectsOthers) {
     auto b = autodiff::parseRecomputeOptions("budget=64K");
     EXPECT_EQ(b.strategy, RecomputeOptions::Strategy::Budget);
     EXPECT_EQ(b.budgetBytes, 65536);
-    EXPECT_FALSE(b.allowsHeavy());
-    EXPECT_TRUE(autodiff::parseRecomputeOptions("budget=100:heavy").allowsHeavy());
+    EXPECT_TRUE(b.allowsHeavy());  // FLOPs decide under budget
+    EXPECT_FALSE(autodiff::parseRecomputeOptions("budget=100:no-heavy").allowsHeavy());
+    EXPECT_FALSE(autodiff::parseRecomputeOptions("mincut").allowsHeavy());  // banned, as PyTorch's partitioner
+    EXPECT_TRUE(autodiff::parseRecomputeOptions("mincut:heavy").allowsHeavy());
+    EXPECT_EQ(autodiff::parseRecomputeOptions("pareto").strategy, RecomputeOptions::Strategy::Pareto);
     EXPECT_FALSE(autodiff::parseRecomputeOptions("sqrt:no-heavy").allowsHeavy());
     EXPECT_EQ(autodiff::parseRecomputeOptions("budget=2M:heavy").text(), "budget=2097152:heavy");
     for (const char* bad : {"", "sqrt2", "budget=", "budget=-5", "budget=12X", "budget=1:fast", "every"}) {
@@ -89,7 +62,7 @@ TEST(TrainingRecompute, ParsesStrategiesAndRejectsOthers) {
             ADD_FAILURE() << "accepted '" << bad << "'";
         } catch (const Error& e) {
             EXPECT_EQ(e.kind(), ErrorKind::BadInput);
-            EXPECT_NE(std::string(e.what()).find("none, sqrt, all or budget=BYTES"), std::string::npos) << e.what();
+            EXPECT_NE(std::string(e.what()).find("none, sqrt, all, mincut, pareto or budget=BYTES"), std::string::npos) << e.what();
         }
     }
 }
@@ -102,7 +75,8 @@ TEST(TrainingRecompute, EveryStrategyKeepsEveryGradientOnMlpCnnAndMlp16) {
         const int64_t none = autodiff::plannedPeak(train);
         size_t changedRuns = 0;
         for (const std::string& strategy : std::vector<std::string>
-             {std::string("none"), std::string("sqrt"), std::string("all"), "budget=" + std::to_string(none * 9 / 10),
+             {std::string("none"), std::string("sqrt"), std::string("all"), std::string("mincut"), std::string("mincut:heavy"),
+              "budget=" + std::to_string(none * 9 / 10) + ":no-heavy", "budget=" + std::to_string(none * 6 / 10),
               "budget=" + std::to_string(none * 9 / 10) + ":heavy", "budget=" + std::to_string(none * 7 / 10) + ":heavy"}) {
             SCOPED_TRACE(strategy);
             Model m = train;
@@ -194,9 +168,9 @@ TEST(TrainingRecompute, BudgetIsMetWhenFeasibleAndRefusedClearlyWhenNot) {
     EXPECT_THROW(autodiff::recomputeModel(tiny, autodiff::parseRecomputeOptions("budget=1:heavy")), Error);
 }
 
-TEST(TrainingRecompute, BudgetOnADeepChainUsesSegmentsNotOneLongRun) {
+TEST(TrainingRecompute, BudgetOnADeepChainIsMetForLessThanAForwardPass) {
     // 100 layers: dropping every activation recomputes the whole chain at once (no saving), so the
-    // cheapest-first prefixes cannot reach 60 %; Chen's segmentations can.
+    // cheapest-first prefixes cannot reach 60 %; Chen's segmentations and the peak-directed greedy can.
     const Model train = examples::deepMlpTraining(100, 8, 2);
     const int64_t none = autodiff::plannedPeak(train);
     const int64_t budget = none * 6 / 10;
@@ -206,15 +180,14 @@ TEST(TrainingRecompute, BudgetOnADeepChainUsesSegmentsNotOneLongRun) {
     auto r = recompute(m, "budget=" + std::to_string(budget) + ":heavy");
     ASSERT_TRUE(r.feasible) << r.message;
     EXPECT_LE(autodiff::plannedPeak(m), budget);
-    EXPECT_FALSE(r.checkpoints.empty());
     EXPECT_LT(r.extraFlops, r.forwardFlops);
 }
 
-TEST(TrainingRecompute, HeavyOpsAreKeptByDefaultUnderBudgetAndTheRuleIsNamed) {
-    // Every Relu output of the MLP needs its Gemm recomputed: banned by default under budget.
+TEST(TrainingRecompute, HeavyOpsAreKeptUnderNoHeavyAndTheRuleIsNamed) {
+    // Every Relu output of the MLP needs its Gemm recomputed: banned by :no-heavy.
     Model m = examples::mlp16Training();
     const int64_t none = autodiff::plannedPeak(m);
-    auto r = recompute(m, "budget=" + std::to_string(none / 2));
+    auto r = recompute(m, "budget=" + std::to_string(none / 2) + ":no-heavy");
     EXPECT_FALSE(r.feasible);
     EXPECT_EQ(r.keptByRule.size(), 15u);
     ASSERT_FALSE(r.keptByRule.empty());
@@ -224,7 +197,7 @@ TEST(TrainingRecompute, HeavyOpsAreKeptByDefaultUnderBudgetAndTheRuleIsNamed) {
     // The CNN's Relu/Sigmoid/pool outputs come from saved Conv outputs or pools: some are cheap.
     Model cnn = examples::cnnTraining();
     const int64_t cnnNone = autodiff::plannedPeak(cnn);
-    auto c = recompute(cnn, "budget=" + std::to_string(cnnNone - 1));
+    auto c = recompute(cnn, "budget=" + std::to_string(cnnNone - 1) + ":no-heavy");
     for (const auto& k : c.keptByRule) EXPECT_EQ(k.rule, "heavy-op") << k.value;
 }
 
@@ -294,7 +267,7 @@ TEST(TrainingRecompute, CliGradAndOptimize) {
     EXPECT_NE(ok.out.find("forward passes"), std::string::npos) << ok.out;
     auto bad = test::runCli({"grad", mlp, "-o", dir + "/x.onnx", "--recompute", "half"});
     EXPECT_EQ(bad.exitCode, 2);
-    EXPECT_NE(bad.err.find("none, sqrt, all or budget=BYTES"), std::string::npos) << bad.err;
+    EXPECT_NE(bad.err.find("none, sqrt, all, mincut, pareto or budget=BYTES"), std::string::npos) << bad.err;
     auto infeasible = test::runCli({"grad", mlp, "-o", dir + "/x.onnx", "--recompute", "budget=1"});
     EXPECT_EQ(infeasible.exitCode, 2);
     EXPECT_NE(infeasible.err.find("infeasible"), std::string::npos) << infeasible.err;
