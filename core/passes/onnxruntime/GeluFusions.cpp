@@ -80,9 +80,10 @@ bool fuseGelu(Rewriter& rw, NodeId divId, bool level1, int64_t opset) {
         return refuse(group, "the model's opset is " + std::to_string(opset) +
                                  ", the basic level fuses only into ONNX Gelu (opset 20); the extended level fuses into com.microsoft Gelu");
     if (!level1) useMicrosoftDomain(rw);
+    const std::string divName = q(g, divId);
     NodeId gelu = rw.replaceNodes(group, "Gelu", {x}, {out}, {}, rule + ": x·½·(1 + erf(x/√2)) is Gelu", "Gelu",
                                   level1 ? "" : kMSDomain);
-    rw.applied({gelu}, rule + ": " + std::to_string(group.size()) + " nodes from " + q(g, divId) + " fused into " +
+    rw.applied({gelu}, rule + ": " + std::to_string(group.size()) + " nodes from " + divName + " fused into " +
                            (level1 ? "Gelu" : "com.microsoft Gelu"));
     return true;
 }

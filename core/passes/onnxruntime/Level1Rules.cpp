@@ -59,8 +59,10 @@ std::vector<RewriteRule> level1Rules() {
             return false;
         }
         if (d.inputs.size() > 2 && d.inputs[2] != kNone) {
-            auto t = constantScalar(g, d.inputs[2]);
-            if (!t || *t != 0) {
+            const TensorPtr t = match::constantOf(g, d.inputs[2]);
+            bool isFalse = t != nullptr;
+            for (size_t i = 0; t && i < t->byteSize(); ++i) isFalse = isFalse && t->data.data()[i] == std::byte{0};
+            if (!isFalse) {
                 rw.missed({n}, q(g, n) + " kept: training_mode " + qv(g, d.inputs[2]) + " is not a constant false", {d.inputs[2]});
                 return false;
             }
@@ -94,34 +96,51 @@ std::vector<RewriteRule> level1Rules() {
         return bypass(rw, n, "Slice takes the whole input");
     }});
     rules.push_back({"NoopElimination", {"Add", "Sub", "Mul", "Div"}, "", [](Rewriter& rw, NodeId n) {
+        // noop_elimination.cc: exactly one input is a constant initializer holding at most one
+        // element, equal to the op's neutral element, of rank not above the other input's.
         const Graph& g = rw.graph();
         const Node& node = g.node(n);
         if (node.inputs.size() != 2) return false;
+        const bool c0 = match::constantOf(g, node.inputs[0]) != nullptr, c1 = match::constantOf(g, node.inputs[1]) != nullptr;
+        if (c0 == c1) return false;
+        const size_t side = c0 ? 0 : 1;
         const bool additive = node.opType == "Add" || node.opType == "Sub";
-        const double neutral = additive ? 0.0 : 1.0;
-        const bool commutative = node.opType == "Add" || node.opType == "Mul";
-        for (size_t side : {size_t(1), size_t(0)}) {
-            if (side == 0 && !commutative) break;
-            ValueId c = node.inputs[side], x = node.inputs[1 - side];
-            const TensorPtr t = match::constantOf(g, c);
-            if (!t || (t->dtype != DataType::Float && t->dtype != DataType::Double)) continue;
-            bool all = true;
-            for (int64_t i = 0; i < t->elementCount() && all; ++i)
-                all = (t->dtype == DataType::Float ? double(t->as<float>()[i]) : t->as<double>()[i]) == neutral;
-            if (!all) continue;
-            // The output must have the other input's shape and type (no broadcast from the constant).
-            if (!sameStaticShape(g, x, node.outputs[0]) || g.value(x).type.elemType != g.value(node.outputs[0]).type.elemType) {
-                rw.missed({n}, q(g, n) + " kept: the neutral constant " + qv(g, c) + " broadcasts " + qv(g, x) +
-                                   " (the output's shape is not the input's)", {c});
-                return false;
-            }
-            if (!canBypass(rw, n, 1 - side)) return false;
-            const std::string name = q(g, n), op = node.opType;
-            rw.bypassNode(n, 1 - side, 0, name + ": " + op + " by its neutral element");
-            rw.applied({}, name + " removed: " + (additive ? "adds 0" : "multiplies by 1"));
-            return true;
+        if (side == 0 && (node.opType == "Sub" || node.opType == "Div")) return false;  // 0 - x, 1 / x are not x
+        ValueId c = node.inputs[side], x = node.inputs[1 - side];
+        const TensorPtr t = match::constantOf(g, c);
+        auto sx = shapeOf(g, x);
+        if (!sx || t->dims.size() > sx->rank() || t->elementCount() > 1) return false;
+        if (t->elementCount() == 1) {
+            auto value = constantScalar(g, c);
+            if (!value || *value != (additive ? 0.0 : 1.0)) return false;
         }
-        return false;
+        if (!canBypass(rw, n, 1 - side)) return false;
+        const std::string name = q(g, n), op = node.opType;
+        rw.bypassNode(n, 1 - side, 0, name + ": " + op + " by its neutral element");
+        rw.applied({}, name + " removed: " + (additive ? "adds 0" : "multiplies by 1"));
+        return true;
+    }});
+    rules.push_back({"DivMulFusion", {"Div"}, "", [](Rewriter& rw, NodeId n) {
+        // div_mul_fusion.cc: Mul(x, Div(1, y)) → Div(x, y) for every Mul reading the reciprocal.
+        const Graph& g = rw.graph();
+        const Node& div = g.node(n);
+        if (div.inputs.size() != 2 || !constantEquals(g, div.inputs[0], 1.0) || producesGraphOutput(g, n)) return false;
+        const auto readers = outputNodes(g, n);
+        if (readers.empty()) return false;
+        for (NodeId r : readers)
+            if (!isOp(g, r, "Mul")) return false;
+        const ValueId y = div.inputs[1], recip = div.outputs[0];
+        const std::string name = q(g, n);
+        for (NodeId r : readers) {
+            const Node& mul = g.node(r);
+            ValueId x = mul.inputs[0] == recip ? mul.inputs[1] : mul.inputs[0];
+            const std::string mulName = q(g, r);
+            NodeId d = rw.replaceNodes({r}, "Div", {x, y}, {mul.outputs[0]}, {}, "DivMulFusion: x · (1 / y) is x / y",
+                                       mul.name.empty() ? "Div" : mul.name);
+            rw.applied({d}, "DivMulFusion: " + mulName + " · " + name + " → Div");
+        }
+        if (g.hasNode(n) && outputEdges(g, n) == 0) rw.eraseNode(n, name + " is no longer read");
+        return true;
     }});
     return rules;
 }

@@ -12,17 +12,6 @@ using namespace passlens::ir;
 
 namespace {
 
-/// IsAttentionProjectionInput: A comes from Reshape(Transpose(MatMul(Softmax, ·))), an attention
-/// output projection ONNX Runtime leaves for AttentionFusion.
-bool isAttentionProjectionInput(const Graph& g, ValueId a) {
-    NodeId reshape = producer(g, a, "Reshape");
-    if (reshape == kNone) return false;
-    NodeId transpose = producer(g, g.node(reshape).inputs[0], "Transpose");
-    if (transpose == kNone) return false;
-    NodeId mm = producer(g, g.node(transpose).inputs[0], "MatMul");
-    return mm != kNone && producer(g, g.node(mm).inputs[0], "Softmax") != kNone;
-}
-
 std::string dimsText(const std::vector<int64_t>& d) {
     std::string s = "[";
     for (size_t i = 0; i < d.size(); ++i) s += (i ? ", " : "") + std::to_string(d[i]);
@@ -62,8 +51,6 @@ bool fuse(Rewriter& rw, NodeId mmId) {
     int64_t m = 0, k = 0, n = 0;
     std::vector<int64_t> aDims;
     if (needReshape) {
-        if (isAttentionProjectionInput(g, a))
-            return refuse("A " + qv(g, a) + " is an attention output projection (Reshape ← Transpose ← MatMul ← Softmax), left to AttentionFusion", {a});
         if (!sa->isStatic())
             return refuse("A " + qv(g, a) + " has shape " + sa->toString() + ": with rank " + std::to_string(sa->rank()) +
                               " the Reshapes around a Gemm need every dim concrete", {a});

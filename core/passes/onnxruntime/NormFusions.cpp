@@ -67,12 +67,13 @@ bool fuseSimplified(Rewriter& rw, NodeId powId) {
     ValueId scale = g.node(mul).inputs[0] == g.node(div).outputs[0] ? g.node(mul).inputs[1] : g.node(mul).inputs[0];
     if (!match::constantOf(g, scale)) return refuse(mul, "the scale " + qv(g, scale) + " is not an initializer", {scale});
     if (!typesOk(g, powId) && !elemTypeIn(g, x, kLnTypes)) return refuse(powId, "SimplifiedLayerNormalization takes float16, float or bfloat16");
+    const std::string powName = q(g, powId);
     NodeId fused = rw.replaceNodes({powId, mean, add, sqrt, div, mul}, "SimplifiedLayerNormalization", {x, scale},
                                    {g.node(mul).outputs[0]},
                                    {Attribute::makeInt("axis", -1), Attribute::makeFloat("epsilon", float(*eps)), Attribute::makeInt("stash_type", 1)},
                                    "SimplifiedLayerNormFusion: x / sqrt(mean(x²) + ε) · γ",
                                    g.node(mul).name.empty() ? "SimplifiedLayerNormalization" : g.node(mul).name + "/SimplifiedLayerNormFusion/");
-    rw.applied({fused}, "SimplifiedLayerNormFusion: 6 nodes from " + q(g, powId) + " fused into SimplifiedLayerNormalization");
+    rw.applied({fused}, "SimplifiedLayerNormFusion: 6 nodes from " + powName + " fused into SimplifiedLayerNormalization");
     return true;
 }
 

@@ -35,6 +35,7 @@ private:
 // The rule sets, one per ONNX Runtime transformer (each file holds one theme).
 std::vector<RewriteRule> level1Rules();                               // Level1Rules.cpp
 std::vector<RewriteRule> matMulAddFusion();                           // MatMulAddFusion.cpp
+std::vector<RewriteRule> reshapeFusion();                             // ReshapeFusion.cpp
 std::vector<RewriteRule> geluFusion(bool level1, int64_t opset);      // GeluFusions.cpp
 std::vector<RewriteRule> biasGeluFusion();                            // GeluFusions.cpp
 std::vector<RewriteRule> quickGeluFusion();                           // GeluFusions.cpp
@@ -55,8 +56,8 @@ std::vector<RewriteRule> matMulScaleFusion();                         // MatMulF
 /// standard pipelines).
 void registerOnnxRuntimePasses(PassRegistry& reg);
 
-/// The pass names of the profile at `level` (Basic: Level1; Extended: Level1, the partitioner's
-/// function inlining, Level2), in ONNX Runtime's order. Standard passes appear where they do what
+/// The pass names of the profile at `level` (Basic: Level1 and the partitioner's function
+/// inlining, which ONNX Runtime does at every level; Extended: those and Level2), in ONNX Runtime's order. Standard passes appear where they do what
 /// the ONNX Runtime transformer does (cse, constant-folding, shape-chain-folding, fuse-conv-bn, ...).
 std::vector<std::string> profilePipeline(Level level);
 /// "ONNX Runtime basic" / "ONNX Runtime extended (Level2)": the lowest profile level running `pass`,

@@ -16,26 +16,27 @@ namespace {
 
 struct Entry {
     const char* pass;
-    Level level;  ///< Basic: ONNX Runtime Level1; Extended: the partitioner and Level2
+    Level level;  ///< Basic: ONNX Runtime Level1 and the partitioner (at every level); Extended: Level2
 };
 
 // ONNX Runtime 1.30, CPU execution provider. Standard passes stand in where they do the same work:
 // cse (CommonSubexpressionElimination), constant-folding and shape-chain-folding (ConstantFolding,
-// which also folds Shape of a static shape), fuse-conv-bn and fuse-conv-scale-shift (ConvBNFusion,
+// which also folds Shape of a static shape), fuse-conv-bn and fuse-conv-mul-add (ConvBNFusion,
 // ConvMulFusion, ConvAddFusion), fuse-layer-norm (LayerNormFusion into LayerNormalization).
 const std::vector<Entry>& entries() {
     static const std::vector<Entry> list{
         {"ort-level1-rules", Level::Basic},
         {"fuse-conv-bn", Level::Basic},
-        {"fuse-conv-scale-shift", Level::Basic},
+        {"fuse-conv-mul-add", Level::Basic},
         {"cse", Level::Basic},
         {"constant-folding", Level::Basic},
         {"shape-chain-folding", Level::Basic},
         {"ort-matmul-add", Level::Basic},
+        {"ort-reshape-fusion", Level::Basic},
         {"ort-gelu-basic", Level::Basic},
         {"fuse-layer-norm", Level::Basic},
         {"dce", Level::Basic},
-        {"ort-inline-functions", Level::Extended},
+        {"ort-inline-functions", Level::Basic},
         {"ort-gemm-activation", Level::Extended},
         {"ort-conv-activation", Level::Extended},
         {"ort-gelu", Level::Extended},
@@ -67,6 +68,8 @@ void registerOnnxRuntimePasses(PassRegistry& reg) {
         rulesRun([](int64_t) { return level1Rules(); }));
     add("ort-matmul-add", "ONNX Runtime MatMulAddFusion: MatMul + Add → Gemm, Reshapes around it for an N-D static input",
         rulesRun([](int64_t) { return matMulAddFusion(); }));
+    add("ort-reshape-fusion", "ONNX Runtime ReshapeFusion: contiguous Reshapes with a known result shape → one Reshape",
+        rulesRun([](int64_t) { return reshapeFusion(); }));
     add("ort-gelu-basic", "ONNX Runtime GeluFusion (Level1): the Erf form of GELU → ONNX Gelu, opset 20 and later",
         rulesRun([](int64_t opset) { return geluFusion(true, opset); }));
     add("ort-inline-functions", "ONNX Runtime partitioning: function ops without a CPU kernel inlined (HardSwish → HardSigmoid, Mul)",

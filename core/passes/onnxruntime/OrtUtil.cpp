@@ -63,6 +63,7 @@ std::optional<double> constantScalar(const Graph& g, ValueId v) {
     case DataType::Double: return t->byteSize() == 8 ? std::optional<double>(t->as<double>()[0]) : std::nullopt;
     case DataType::Int64: return t->byteSize() == 8 ? std::optional<double>(double(t->as<int64_t>()[0])) : std::nullopt;
     case DataType::Int32: return t->byteSize() == 4 ? std::optional<double>(t->as<int32_t>()[0]) : std::nullopt;
+    case DataType::Bool: return t->byteSize() == 1 ? std::optional<double>(t->as<uint8_t>()[0] ? 1 : 0) : std::nullopt;
     case DataType::Float16: {
         if (t->byteSize() != 2) return std::nullopt;
         const uint16_t h = t->as<uint16_t>()[0];
