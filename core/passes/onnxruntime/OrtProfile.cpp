@@ -64,7 +64,7 @@ void registerOnnxRuntimePasses(PassRegistry& reg) {
         const std::string n = name, d = description;
         reg.add(n, d, Level::None, 400, [n, d, run] { return std::make_unique<OrtPass>(n, d, run); });
     };
-    add("ort-level1-rules", "ONNX Runtime Level1 rules: EliminateIdentity, EliminateDropout, CastElimination, ExpandElimination, EliminateSlice, NoopElimination",
+    add("ort-level1-rules", "ONNX Runtime Level1 rules: EliminateIdentity, EliminateDropout, CastElimination, ExpandElimination, EliminateSlice, NoopElimination, DivMulFusion",
         rulesRun([](int64_t) { return level1Rules(); }));
     add("ort-matmul-add", "ONNX Runtime MatMulAddFusion: MatMul + Add → Gemm, Reshapes around it for an N-D static input",
         rulesRun([](int64_t) { return matMulAddFusion(); }));
