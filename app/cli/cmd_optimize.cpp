@@ -4,6 +4,7 @@
 #include <sstream>
 
 #include "cli/Command.h"
+#include "cli/Profile.h"
 #include "eval/Interpreter.h"
 #include "eval/Verify.h"
 #include "ir/Error.h"
@@ -28,13 +29,14 @@ static std::vector<std::string> splitComma(const std::string& s) {
 
 REGISTER_COMMAND({
     "optimize",
-    "optimize IN -o OUT [--level none|basic|extended|all] [--passes p,q] [--report REPORT.json] [--verify] "
+    "optimize IN -o OUT [--profile standard|onnxruntime] [--level none|basic|extended|all] [--passes p,q] [--report REPORT.json] [--verify] "
     "[--fixed-point] [--target-opset N] [--target-layout NHWC|NCHW] [--group-functions] [--recompute none|sqrt|all|budget=BYTES]",
-    "Runs a pass pipeline, writes the optimized model and a per-pass report of changes and remarks.",
-    {"-o", "--level", "--passes", "--report", "--target-opset", "--target-layout", "--recompute"},
+    "Runs a pass pipeline, writes the optimized model and a per-pass report of changes and remarks. "
+    "--profile onnxruntime writes the model ONNX Runtime 1.30 (CPU) builds at --level basic|extended.",
+    {"-o", "--level", "--passes", "--report", "--target-opset", "--target-layout", "--recompute", "--profile"},
     [](const Args& args, std::ostream& out, std::ostream& err) {
         args.expectOnly({"-o", "--level", "--passes", "--report", "--verify", "--fixed-point", "--target-opset",
-                         "--target-layout", "--group-functions", "--recompute"});
+                         "--target-layout", "--group-functions", "--recompute", "--profile"});
         const std::string in = args.positional(0, "IN");
         auto outPath = args.option("-o");
         if (!outPath) throw UsageError{"missing -o OUT"};
@@ -46,8 +48,12 @@ REGISTER_COMMAND({
             try { options.pass.targetOpset = std::stoll(*o); } catch (...) { throw UsageError{"--target-opset needs a number"}; }
             pm.addPass("version-convert");
         }
-        // An explicit --passes list wins; otherwise --level (default basic).
-        if (auto list = args.option("--passes")) {
+        // --profile onnxruntime: ONNX Runtime's transformer list at its level; otherwise an explicit
+        // --passes list wins, then --level (default basic).
+        if (onnxRuntimeProfile(args)) {
+            if (args.option("--passes")) throw UsageError{"--passes and --profile onnxruntime do not combine (the profile is its pass list)"};
+            addOnnxRuntimePasses(pm, onnxRuntimeLevel(args, "basic"));
+        } else if (auto list = args.option("--passes")) {
             for (const auto& n : splitComma(*list)) pm.addPass(n);
             if (auto lvl = args.option("--level")) pm.addLevel(parseLevel(*lvl));
         } else {

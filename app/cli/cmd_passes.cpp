@@ -5,6 +5,7 @@
 
 #include "cli/Command.h"
 #include "passes/PassRegistry.h"
+#include "passes/onnxruntime/OrtPasses.h"
 
 namespace passlens::cli {
 
@@ -22,16 +23,21 @@ std::vector<const passes::PassInfo*> catalog() {
     return all;
 }
 
-std::string levelLabel(passes::Level l) {
-    return l == passes::Level::None ? "named" : std::string(passes::levelName(l));
+/// The lowest --level running the pass, "onnxruntime basic|extended" for a pass only the
+/// onnxruntime profile runs, or "named" for passes that run only from --passes.
+std::string levelLabel(const passes::PassInfo& p) {
+    if (p.level != passes::Level::None) return std::string(passes::levelName(p.level));
+    const std::string profile = passes::ort::profileLevelOf(p.name);
+    return profile.empty() ? "named" : profile;
 }
 
 }  // namespace
 
 REGISTER_COMMAND({
     "passes", "passes [--json]",
-    "The pass catalog: every registered pass with its level (the lowest --level that runs it, or "
-    "'named' for passes that run only from --passes) and what it does.",
+    "The pass catalog: every registered pass with its level (the lowest --level that runs it, "
+    "'onnxruntime basic|extended' for the onnxruntime profile's passes, or 'named' for passes that run "
+    "only from --passes) and what it does.",
     {},
     [](const Args& args, std::ostream& out, std::ostream&) {
         args.expectOnly({"--json"});
@@ -40,15 +46,18 @@ REGISTER_COMMAND({
         if (args.flag("--json")) {
             auto arr = nlohmann::ordered_json::array();
             for (const auto* p : all)
-                arr.push_back({{"name", p->name}, {"level", levelLabel(p->level)}, {"description", p->description}});
+                arr.push_back({{"name", p->name}, {"level", levelLabel(*p)}, {"description", p->description}});
             out << arr.dump(2) << "\n";
             return 0;
         }
-        size_t width = 0;
-        for (const auto* p : all) width = std::max(width, p->name.size());
+        size_t width = 0, levelWidth = 0;
+        for (const auto* p : all) {
+            width = std::max(width, p->name.size());
+            levelWidth = std::max(levelWidth, levelLabel(*p).size());
+        }
         for (const auto* p : all)
-            out << p->name << std::string(width + 2 - p->name.size(), ' ') << levelLabel(p->level)
-                << std::string(10 - std::min<size_t>(9, levelLabel(p->level).size()), ' ') << p->description << "\n";
+            out << p->name << std::string(width + 2 - p->name.size(), ' ') << levelLabel(*p)
+                << std::string(levelWidth + 2 - levelLabel(*p).size(), ' ') << p->description << "\n";
         return 0;
     }});
 

@@ -30,6 +30,7 @@ void registerGroupFunctionsPass(PassRegistry& reg);     // fusion/GroupFunctions
 void registerLayoutPass(PassRegistry& reg);             // layout/LayoutPass.cpp
 void registerTransposePass(PassRegistry& reg);          // layout/TransposeOptimizer.cpp
 void registerVersionConvertPass(PassRegistry& reg);     // VersionConvertPass.cpp
+namespace ort { void registerOnnxRuntimePasses(PassRegistry& reg); }  // onnxruntime/OrtProfile.cpp
 
 /// All of the above, in this order (the order `passlens-cli passes` and error messages list them in).
 inline void registerAllPasses(PassRegistry& reg) {
@@ -41,6 +42,7 @@ inline void registerAllPasses(PassRegistry& reg) {
                     registerGroupAttentionPass, registerDetectAttentionPass, registerGroupFunctionsPass,
                     registerLayoutPass, registerTransposePass, registerVersionConvertPass})
         f(reg);
+    ort::registerOnnxRuntimePasses(reg);
 }
 
 }  // namespace passlens::passes

@@ -1,0 +1,148 @@
+// ONNX Runtime's Level1_RuleBasedTransformer, the eliminations that fire on exporter output:
+// EliminateIdentity, EliminateDropout, CastElimination, ExpandElimination, EliminateSlice and
+// NoopElimination (x+0, x-0, x*1, x/1 with a constant that does not broadcast the other input).
+// (ConvAdd/ConvMul/ConvBN fusion: the profile runs the standard fuse-conv-scale-shift and
+// fuse-conv-bn passes, which fold the same patterns.)
+#include <algorithm>
+
+#include "passes/match/Match.h"
+#include "passes/onnxruntime/OrtPasses.h"
+#include "passes/onnxruntime/OrtUtil.h"
+
+namespace passlens::passes::ort {
+
+using namespace passlens::ir;
+
+namespace {
+
+/// ONNX Runtime keeps a node whose output is a graph output when its input is a graph input or
+/// an initializer too (the graph would lose the output's name); the Rewriter renames otherwise.
+bool canBypass(Rewriter& rw, NodeId n, size_t in) {
+    const Graph& g = rw.graph();
+    ValueId x = g.node(n).inputs[in], y = g.node(n).outputs[0];
+    if (!g.value(y).isGraphOutput) return true;
+    if (g.value(x).isGraphOutput || g.value(x).isGraphInput || g.value(x).isConstant() || rw.isCapturedBySubgraph(x)) {
+        rw.missed({n}, q(g, n) + " kept: its output " + qv(g, y) + " is a graph output and its input " + qv(g, x) +
+                           " is a graph input, output or initializer (graph_utils::CanRemoveNode)",
+                  {y});
+        return false;
+    }
+    return true;
+}
+
+bool bypass(Rewriter& rw, NodeId n, const std::string& why) {
+    if (!canBypass(rw, n, 0)) return false;
+    const std::string name = q(rw.graph(), n);
+    rw.bypassNode(n, 0, 0, name + ": " + why);
+    rw.applied({}, name + " removed: " + why);
+    return true;
+}
+
+bool sameStaticShape(const Graph& g, ValueId a, ValueId b) {
+    auto sa = shapeOf(g, a), sb = shapeOf(g, b);
+    return sa && sb && sa->isStatic() && sb->isStatic() && sa->staticDims() == sb->staticDims();
+}
+
+}  // namespace
+
+std::vector<RewriteRule> level1Rules() {
+    std::vector<RewriteRule> rules;
+    rules.push_back({"EliminateIdentity", {"Identity"}, "", [](Rewriter& rw, NodeId n) {
+        return bypass(rw, n, "Identity forwards its input");
+    }});
+    rules.push_back({"EliminateDropout", {"Dropout"}, "", [](Rewriter& rw, NodeId n) {
+        const Graph& g = rw.graph();
+        const Node& d = g.node(n);
+        // The mask output must be unused; training_mode must not be a non-constant or true input.
+        if (d.outputs.size() > 1 && d.outputs[1] != kNone && match::readerCount(g, d.outputs[1]) > 0) {
+            rw.missed({n}, q(g, n) + " kept: its mask output " + qv(g, d.outputs[1]) + " is read", {d.outputs[1]});
+            return false;
+        }
+        if (d.inputs.size() > 2 && d.inputs[2] != kNone) {
+            const TensorPtr t = match::constantOf(g, d.inputs[2]);
+            bool isFalse = t != nullptr;
+            for (size_t i = 0; t && i < t->byteSize(); ++i) isFalse = isFalse && t->data.data()[i] == std::byte{0};
+            if (!isFalse) {
+                rw.missed({n}, q(g, n) + " kept: training_mode " + qv(g, d.inputs[2]) + " is not a constant false", {d.inputs[2]});
+                return false;
+            }
+        }
+        return bypass(rw, n, "Dropout is the identity at inference");
+    }});
+    rules.push_back({"CastElimination", {"Cast"}, "", [](Rewriter& rw, NodeId n) {
+        const Graph& g = rw.graph();
+        const Node& c = g.node(n);
+        const DataType in = g.value(c.inputs[0]).type.elemType;
+        if (in == DataType::Undefined || int64_t(in) != c.attrInt("to", -1)) return false;
+        return bypass(rw, n, "Cast to the type its input already has");
+    }});
+    rules.push_back({"ExpandElimination", {"Expand"}, "", [](Rewriter& rw, NodeId n) {
+        const Graph& g = rw.graph();
+        const Node& e = g.node(n);
+        if (!sameStaticShape(g, e.inputs[0], e.outputs[0])) return false;
+        return bypass(rw, n, "Expand to the shape its input already has");
+    }});
+    rules.push_back({"EliminateSlice", {"Slice"}, "", [](Rewriter& rw, NodeId n) {
+        const Graph& g = rw.graph();
+        const Node& s = g.node(n);
+        if (!sameStaticShape(g, s.inputs[0], s.outputs[0])) return false;
+        // Same shape with steps of 1 (or absent) takes every element in order.
+        if (s.inputs.size() > 4 && s.inputs[4] != kNone) {
+            const TensorPtr steps = match::constantOf(g, s.inputs[4]);
+            if (!steps || steps->dtype != DataType::Int64) return false;
+            for (int64_t i = 0; i < steps->elementCount(); ++i)
+                if (steps->as<int64_t>()[i] != 1) return false;
+        }
+        return bypass(rw, n, "Slice takes the whole input");
+    }});
+    rules.push_back({"NoopElimination", {"Add", "Sub", "Mul", "Div"}, "", [](Rewriter& rw, NodeId n) {
+        // noop_elimination.cc: exactly one input is a constant initializer holding at most one
+        // element, equal to the op's neutral element, of rank not above the other input's.
+        const Graph& g = rw.graph();
+        const Node& node = g.node(n);
+        if (node.inputs.size() != 2) return false;
+        const bool c0 = match::constantOf(g, node.inputs[0]) != nullptr, c1 = match::constantOf(g, node.inputs[1]) != nullptr;
+        if (c0 == c1) return false;
+        const size_t side = c0 ? 0 : 1;
+        const bool additive = node.opType == "Add" || node.opType == "Sub";
+        if (side == 0 && (node.opType == "Sub" || node.opType == "Div")) return false;  // 0 - x, 1 / x are not x
+        ValueId c = node.inputs[side], x = node.inputs[1 - side];
+        const TensorPtr t = match::constantOf(g, c);
+        auto sx = shapeOf(g, x);
+        if (!sx || t->dims.size() > sx->rank() || t->elementCount() > 1) return false;
+        if (t->elementCount() == 1) {
+            auto value = constantScalar(g, c);
+            if (!value || *value != (additive ? 0.0 : 1.0)) return false;
+        }
+        if (!canBypass(rw, n, 1 - side)) return false;
+        const std::string name = q(g, n), op = node.opType;
+        rw.bypassNode(n, 1 - side, 0, name + ": " + op + " by its neutral element");
+        rw.applied({}, name + " removed: " + (additive ? "adds 0" : "multiplies by 1"));
+        return true;
+    }});
+    rules.push_back({"DivMulFusion", {"Div"}, "", [](Rewriter& rw, NodeId n) {
+        // div_mul_fusion.cc: Mul(x, Div(1, y)) → Div(x, y) for every Mul reading the reciprocal.
+        const Graph& g = rw.graph();
+        const Node& div = g.node(n);
+        if (div.inputs.size() != 2 || !constantEquals(g, div.inputs[0], 1.0) || producesGraphOutput(g, n)) return false;
+        const auto readers = outputNodes(g, n);
+        if (readers.empty()) return false;
+        for (NodeId r : readers)
+            if (!isOp(g, r, "Mul")) return false;
+        const ValueId y = div.inputs[1], recip = div.outputs[0];
+        const std::string name = q(g, n);
+        for (NodeId r : readers) {
+            const Node& mul = g.node(r);
+            ValueId x = mul.inputs[0] == recip ? mul.inputs[1] : mul.inputs[0];
+            const std::string mulName = q(g, r);
+            NodeId d = rw.replaceNodes({r}, "Div", {x, y}, {mul.outputs[0]}, {}, "DivMulFusion: x · (1 / y) is x / y",
+                                       mul.name.empty() ? "Div" : mul.name);
+            rw.applied({d}, "DivMulFusion: " + mulName + " · " + name + " → Div");
+        }
+        if (g.hasNode(n) && outputEdges(g, n) == 0) rw.eraseNode(n, name + " is no longer read");
+        return true;
+    }});
+    return rules;
+}
+
+}  // namespace passlens::passes::ort

@@ -1,0 +1,50 @@
+#pragma once
+// The graph facts ONNX Runtime's transformers test, in its terms, so each fusion of the
+// `onnxruntime` profile reads like the ONNX Runtime source it reproduces (GetOutputEdgesCount,
+// NodeProducesGraphOutput, GetConstantInitializer, optimizer_utils::IsScalar, ...), and the words
+// every refusal uses to name the node and the edge.
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "ir/Model.h"
+#include "passes/Rewriter.h"
+
+namespace passlens::passes::ort {
+
+inline constexpr const char* kMSDomain = "com.microsoft";
+
+/// Node.GetOutputEdgesCount(): input slots of other nodes reading any output of `n` (graph
+/// outputs are not edges).
+size_t outputEdges(const ir::Graph& g, ir::NodeId n);
+/// The nodes at the ends of those edges, one per edge, in order.
+std::vector<ir::NodeId> outputNodes(const ir::Graph& g, ir::NodeId n);
+/// Graph::NodeProducesGraphOutput(): some output of `n` is a graph output.
+bool producesGraphOutput(const ir::Graph& g, ir::NodeId n);
+/// The node producing `v` when it is a default-domain `opType`, else kNone.
+ir::NodeId producer(const ir::Graph& g, ir::ValueId v, const std::string& opType);
+/// A default-domain node of that type.
+bool isOp(const ir::Graph& g, ir::NodeId n, const std::string& opType);
+/// optimizer_utils::IsScalar: the shape is known and is [] or [1].
+bool isScalarShape(const ir::Graph& g, ir::ValueId v);
+/// The single element of a constant initializer (float, double, float16 as double; int64, int32).
+std::optional<double> constantScalar(const ir::Graph& g, ir::ValueId v);
+/// optimizer_utils::CheckConstantInput / IsInitializerWithExpectedValue: a constant with one
+/// element equal to `expected` (relative 1e-5).
+bool constantEquals(const ir::Graph& g, ir::ValueId v, double expected);
+/// The element type is one of `types` ("float", "float16", ...) as ONNX Runtime spells them.
+bool elemTypeIn(const ir::Graph& g, ir::ValueId v, const std::vector<ir::DataType>& types);
+/// The known dims of `v` (nullopt when the rank is unknown).
+std::optional<ir::Shape> shapeOf(const ir::Graph& g, ir::ValueId v);
+
+/// "`/ln_2/Add`": a node as refusals name it.
+std::string q(const ir::Graph& g, ir::NodeId n);
+/// "`/ln_2/Add_output_0`": an edge (value) as refusals name it.
+std::string qv(const ir::Graph& g, ir::ValueId v);
+/// "read by 2 nodes (`A`, `B`)" / "read by 1 node (`A`)" / "read by no node".
+std::string readBy(const ir::Graph& g, ir::NodeId n);
+
+/// Declares the com.microsoft opset (version 1) the contrib ops need.
+void useMicrosoftDomain(Rewriter& rw);
+
+}  // namespace passlens::passes::ort

@@ -1,0 +1,349 @@
+// The `onnxruntime` profile's fusions on small hand-built graphs: each ONNX Runtime rule's match
+// (op type, domain, attributes, input order as ONNX Runtime writes them) and its refusal remarks
+// (the condition, the node, the edge). ONNX Runtime's own output on the real exports is checked
+// by tests/ort/ort_profile.js.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <map>
+
+#include "PassTestSupport.h"
+#include "TestSupport.h"
+#include "eval/Interpreter.h"
+#include "examples/Builder.h"
+#include "passes/PassManager.h"
+#include "passes/onnxruntime/OrtPasses.h"
+
+using namespace passlens;
+using namespace passlens::ir;
+using namespace passlens::passes;
+
+namespace {
+
+using test::opCounts;
+
+PassResult run(const std::string& pass, Model& m) { return test::runPassOnce(pass, m); }
+
+const Node& onlyNode(const Model& m, const std::string& op) {
+    for (NodeId n : m.graph.nodeOrder())
+        if (m.graph.node(n).opType == op) return m.graph.node(n);
+    throw std::runtime_error("no " + op + " node");
+}
+
+std::string inputName(const Model& m, const Node& n, size_t i) {
+    return i < n.inputs.size() && n.inputs[i] != kNone ? m.graph.value(n.inputs[i]).name : "";
+}
+
+bool missed(const PassResult& r, const std::string& rule, const std::string& text) {
+    return test::hasRemark(r, RemarkKind::Missed, rule, text);
+}
+
+/// The interpreter's outputs before and after a pass that leaves only standard ops.
+void expectSameOutputs(const Model& before, const Model& after) {
+    auto inputs = eval::randomInputs(before, 3);
+    auto a = eval::run(before, inputs), b = eval::run(after, inputs);
+    for (const auto& d : eval::compareOutputs(before, b, a, 1e-4, 1e-5)) EXPECT_TRUE(d.ok) << d.name;
+}
+
+Model matmulAdd(std::vector<int64_t> aDims, bool symbolic = false, bool tap = false) {
+    GraphBuilder b("mm", 17);
+    ValueId a = symbolic ? b.inputSymbolic("a", DataType::Float, {Dim::symbol("batch"), Dim::of(4), Dim::of(8)})
+                         : b.input("a", DataType::Float, aDims);
+    ValueId y = b.op("MatMul", {a, b.constant("w", randomFloats({8, 3}, 1))}, {}, "mm");
+    b.output(b.op("Add", {y, b.constant("bias", randomFloats({3}, 2))}, {}, "add"));
+    if (tap) b.output(b.op("Neg", {y}, {}, "tap"));
+    return b.finish();
+}
+
+}  // namespace
+
+TEST(OrtProfile, PipelineFollowsOnnxRuntimeOrder) {
+    const auto basic = ort::profilePipeline(Level::Basic), extended = ort::profilePipeline(Level::Extended);
+    ASSERT_FALSE(basic.empty());
+    EXPECT_EQ(std::vector<std::string>(extended.begin(), extended.begin() + long(basic.size())), basic);
+    auto at = [&](const std::string& p) { return std::find(extended.begin(), extended.end(), p) - extended.begin(); };
+    // graph_transformer_utils.cc: ConvActivation before Gelu, MatmulTranspose before SkipLayerNorm
+    // before QuickGelu before MatMulScale; MatMulAdd is Level1.
+    EXPECT_LT(at("ort-conv-activation"), at("ort-gelu"));
+    EXPECT_LT(at("ort-matmul-transpose"), at("ort-skip-layer-norm"));
+    EXPECT_LT(at("ort-skip-layer-norm"), at("ort-quick-gelu"));
+    EXPECT_LT(at("ort-quick-gelu"), at("ort-matmul-scale"));
+    EXPECT_NE(std::find(basic.begin(), basic.end(), "ort-matmul-add"), basic.end());
+    for (const auto& p : extended) EXPECT_TRUE(PassRegistry::global().contains(p)) << p;
+    EXPECT_EQ(ort::profileLevelOf("ort-skip-layer-norm"), "onnxruntime extended");
+    EXPECT_EQ(ort::profileLevelOf("algebraic"), "");
+}
+
+TEST(OrtProfile, MatMulAddFusionTwoD) {
+    Model m = matmulAdd({4, 8});
+    const Model before = m;
+    run("ort-matmul-add", m);
+    EXPECT_EQ(opCounts(m.graph), (std::map<std::string, int>{{"Gemm", 1}}));
+    const Node& gemm = onlyNode(m, "Gemm");
+    EXPECT_EQ(inputName(m, gemm, 0), "a");
+    EXPECT_EQ(inputName(m, gemm, 1), "w");
+    EXPECT_EQ(inputName(m, gemm, 2), "bias");
+    expectSameOutputs(before, m);
+}
+
+TEST(OrtProfile, MatMulAddFusionReshapesAStaticNdInput) {
+    Model m = matmulAdd({2, 4, 8});
+    const Model before = m;
+    PassResult r = run("ort-matmul-add", m);
+    EXPECT_EQ(opCounts(m.graph), (std::map<std::string, int>{{"Gemm", 1}, {"Reshape", 2}}));
+    EXPECT_NE(test::remarkText(r, RemarkKind::Applied).find("[2, 4, 8] → [8, 8]"), std::string::npos);
+    expectSameOutputs(before, m);
+}
+
+TEST(OrtProfile, MatMulAddFusionRefusals) {
+    Model dyn = matmulAdd({}, true);
+    PassResult r = run("ort-matmul-add", dyn);
+    EXPECT_EQ(opCounts(dyn.graph).count("Gemm"), 0u);
+    EXPECT_TRUE(missed(r, "MatMulAddFusion", "the Reshapes around a Gemm need every dim concrete")) << test::remarkText(r, RemarkKind::Missed);
+    EXPECT_TRUE(missed(r, "MatMulAddFusion", "`a`"));
+
+    Model tapped = matmulAdd({4, 8}, false, true);
+    r = run("ort-matmul-add", tapped);
+    EXPECT_EQ(opCounts(tapped.graph).count("Gemm"), 0u);
+    EXPECT_TRUE(missed(r, "MatMulAddFusion", "is read by 2 nodes (`add`, `tap`)")) << test::remarkText(r, RemarkKind::Missed);
+}
+
+namespace {
+
+Model skipLayerNorm(std::vector<int64_t> dims, bool secondReader) {
+    GraphBuilder b("sln", 17);
+    ValueId x = b.input("x", DataType::Float, dims), skip = b.input("skip", DataType::Float, dims);
+    ValueId sum = b.op("Add", {x, skip}, {}, "residual");
+    const int64_t h = dims.back();
+    b.output(b.op("LayerNormalization", {sum, b.constant("gamma", randomFloats({h}, 1)), b.constant("beta", randomFloats({h}, 2))},
+                  {Attribute::makeFloat("epsilon", 1e-6f), Attribute::makeInt("axis", -1)}, "ln_2"));
+    if (secondReader) b.output(b.op("Relu", {sum}, {}, "next_block"));
+    return b.finish();
+}
+
+}  // namespace
+
+TEST(OrtProfile, SkipLayerNormFusion) {
+    Model m = skipLayerNorm({2, 5, 8}, false);
+    PassResult r = run("ort-skip-layer-norm", m);
+    EXPECT_EQ(opCounts(m.graph), (std::map<std::string, int>{{"SkipLayerNormalization", 1}}));
+    const Node& sln = onlyNode(m, "SkipLayerNormalization");
+    EXPECT_EQ(sln.domain, "com.microsoft");
+    EXPECT_EQ((std::vector<std::string>{inputName(m, sln, 0), inputName(m, sln, 1), inputName(m, sln, 2), inputName(m, sln, 3)}),
+              (std::vector<std::string>{"x", "skip", "gamma", "beta"}));
+    EXPECT_FLOAT_EQ(sln.attrFloat("epsilon", 0), 1e-6f);
+    bool imported = false;
+    for (const auto& o : m.opsetImports) imported |= o.domain == "com.microsoft" && o.version == 1;
+    EXPECT_TRUE(imported);
+    EXPECT_TRUE(test::hasRemark(r, RemarkKind::Applied, "SkipLayerNormFusion", "`residual` + `ln_2`"));
+}
+
+TEST(OrtProfile, SkipLayerNormFusionRefusals) {
+    Model twoReaders = skipLayerNorm({2, 5, 8}, true);
+    PassResult r = run("ort-skip-layer-norm", twoReaders);
+    EXPECT_EQ(opCounts(twoReaders.graph).count("SkipLayerNormalization"), 0u);
+    EXPECT_TRUE(missed(r, "SkipLayerNormFusion", "not applied at `ln_2`: the Add output `residual_out` is read by 2 nodes"))
+        << test::remarkText(r, RemarkKind::Missed);
+
+    Model flat = skipLayerNorm({5, 8}, false);
+    r = run("ort-skip-layer-norm", flat);
+    EXPECT_EQ(opCounts(flat.graph).count("SkipLayerNormalization"), 0u);
+    EXPECT_TRUE(missed(r, "SkipLayerNormFusion", "needs both 3-D")) << test::remarkText(r, RemarkKind::Missed);
+}
+
+namespace {
+
+/// 0.5·x·(1 + erf(x/√2)) as torch writes it.
+Model erfGelu(int64_t opset) {
+    GraphBuilder b("gelu", opset);
+    ValueId x = b.input("x", DataType::Float, {2, 8});
+    ValueId e = b.op("Erf", {b.op("Div", {x, b.scalar("sqrt2", float(M_SQRT2))}, {}, "div")}, {}, "erf");
+    ValueId one = b.op("Add", {e, b.scalar("one", 1.0f)}, {}, "add");
+    b.output(b.op("Mul", {b.op("Mul", {x, b.scalar("half", 0.5f)}, {}, "half_x"), one}, {}, "mul"));
+    return b.finish();
+}
+
+}  // namespace
+
+TEST(OrtProfile, GeluFusionLevels) {
+    Model m = erfGelu(17);
+    run("ort-gelu", m);
+    EXPECT_EQ(opCounts(m.graph), (std::map<std::string, int>{{"Gelu", 1}}));
+    EXPECT_EQ(onlyNode(m, "Gelu").domain, "com.microsoft");
+
+    Model basic17 = erfGelu(17);
+    PassResult r = run("ort-gelu-basic", basic17);
+    EXPECT_EQ(opCounts(basic17.graph).count("Gelu"), 0u);
+    EXPECT_TRUE(missed(r, "GeluFusion (basic)", "fuses only into ONNX Gelu (opset 20)")) << test::remarkText(r, RemarkKind::Missed);
+
+    Model basic20 = erfGelu(20);
+    run("ort-gelu-basic", basic20);
+    EXPECT_EQ(opCounts(basic20.graph), (std::map<std::string, int>{{"Gelu", 1}}));
+    EXPECT_EQ(onlyNode(basic20, "Gelu").domain, "");
+}
+
+TEST(OrtProfile, QuickGeluFusionAndRefusal) {
+    GraphBuilder b("silu", 17);
+    ValueId x = b.input("x", DataType::Float, {2, 8});
+    b.output(b.op("Mul", {x, b.op("Sigmoid", {x}, {}, "sig")}, {}, "swish"));
+    Model m = b.finish();
+    run("ort-quick-gelu", m);
+    EXPECT_EQ(opCounts(m.graph), (std::map<std::string, int>{{"QuickGelu", 1}}));
+    EXPECT_FLOAT_EQ(onlyNode(m, "QuickGelu").attrFloat("alpha", 0), 1.0f);
+
+    GraphBuilder b2("silu_tap", 17);
+    ValueId x2 = b2.input("x", DataType::Float, {2, 8});
+    ValueId s = b2.op("Sigmoid", {x2}, {}, "sig");
+    b2.output(b2.op("Mul", {x2, s}, {}, "swish"));
+    b2.output(b2.op("Neg", {s}, {}, "tap"));
+    Model tapped = b2.finish();
+    PassResult r = run("ort-quick-gelu", tapped);
+    EXPECT_EQ(opCounts(tapped.graph).count("QuickGelu"), 0u);
+    EXPECT_TRUE(missed(r, "QuickGeluFusion", "not applied at `sig`: its output is read by 2 nodes")) << test::remarkText(r, RemarkKind::Missed);
+}
+
+TEST(OrtProfile, ConvActivationFusionAndRefusal) {
+    GraphBuilder b("conv", 17);
+    ValueId x = b.input("x", DataType::Float, {1, 3, 6, 6});
+    ValueId y = b.op("Conv", {x, b.constant("w", randomFloats({4, 3, 3, 3}, 1)), b.constant("b", randomFloats({4}, 2))},
+                     {Attribute::makeInts("pads", {1, 1, 1, 1})}, "conv");
+    b.output(b.op("HardSigmoid", {y}, {Attribute::makeFloat("alpha", 0.25f)}, "act"));
+    Model m = b.finish();
+    run("ort-conv-activation", m);
+    EXPECT_EQ(opCounts(m.graph), (std::map<std::string, int>{{"FusedConv", 1}}));
+    const Node& fc = onlyNode(m, "FusedConv");
+    EXPECT_EQ(fc.domain, "com.microsoft");
+    EXPECT_EQ(fc.attrString("activation", ""), "HardSigmoid");
+    ASSERT_NE(fc.attr("activation_params"), nullptr);
+    EXPECT_EQ(fc.attr("activation_params")->floats, (std::vector<float>{0.25f, 0.5f}));
+    EXPECT_EQ(fc.attrInts("pads"), (std::vector<int64_t>{1, 1, 1, 1}));
+    EXPECT_EQ(inputName(m, fc, 2), "b");
+
+    GraphBuilder b2("conv_tap", 17);
+    ValueId x2 = b2.input("x", DataType::Float, {1, 3, 6, 6});
+    ValueId y2 = b2.op("Conv", {x2, b2.constant("w", randomFloats({4, 3, 3, 3}, 1))}, {}, "conv");
+    b2.output(b2.op("Relu", {y2}, {}, "relu"));
+    b2.output(b2.op("Neg", {y2}, {}, "tap"));
+    Model tapped = b2.finish();
+    PassResult r = run("ort-conv-activation", tapped);
+    EXPECT_EQ(opCounts(tapped.graph).count("FusedConv"), 0u);
+    EXPECT_TRUE(missed(r, "ConvActivationFusion", "`conv` + `relu`: the Conv output is read by 2 nodes")) << test::remarkText(r, RemarkKind::Missed);
+}
+
+TEST(OrtProfile, GemmActivationFusion) {
+    GraphBuilder b("gemm", 17);
+    ValueId x = b.input("x", DataType::Float, {2, 8});
+    ValueId y = b.op("Gemm", {x, b.constant("w", randomFloats({8, 3}, 1)), b.constant("c", randomFloats({3}, 2))}, {}, "gemm");
+    b.output(b.op("LeakyRelu", {y}, {Attribute::makeFloat("alpha", 0.1f)}, "act"));
+    Model m = b.finish();
+    run("ort-gemm-activation", m);
+    EXPECT_EQ(opCounts(m.graph), (std::map<std::string, int>{{"FusedGemm", 1}}));
+    const Node& fg = onlyNode(m, "FusedGemm");
+    EXPECT_EQ(fg.attrString("activation", ""), "LeakyRelu");
+    EXPECT_FLOAT_EQ(fg.attrFloat("activation_alpha", 0), 0.1f);
+}
+
+TEST(OrtProfile, MatMulScaleAndTransposeFusions) {
+    GraphBuilder b("attn_scores", 17);
+    ValueId q = b.input("q", DataType::Float, {4, 5, 8}), k = b.input("k", DataType::Float, {4, 5, 8});
+    ValueId kt = b.op("Transpose", {k}, {Attribute::makeInts("perm", {0, 2, 1})}, "kt");
+    ValueId qs = b.op("Div", {q, b.scalar("scale", 4.0f)}, {}, "qscale");
+    b.output(b.op("MatMul", {qs, kt}, {}, "scores"));
+    Model m = b.finish();
+    run("ort-matmul-transpose", m);
+    EXPECT_EQ(opCounts(m.graph), (std::map<std::string, int>{{"Div", 1}, {"FusedMatMul", 1}}));
+    EXPECT_EQ(onlyNode(m, "FusedMatMul").attrInt("transB", 0), 1);
+    EXPECT_EQ(onlyNode(m, "FusedMatMul").attrInt("transBatchB", 1), 0);
+    run("ort-matmul-scale", m);
+    EXPECT_EQ(opCounts(m.graph), (std::map<std::string, int>{{"FusedMatMul", 1}}));
+    const Node& fm = onlyNode(m, "FusedMatMul");
+    EXPECT_FLOAT_EQ(fm.attrFloat("alpha", 0), 0.25f);
+    EXPECT_EQ(fm.attrInt("transB", 0), 1);
+    EXPECT_EQ(inputName(m, fm, 0), "q");
+    EXPECT_EQ(inputName(m, fm, 1), "k");
+}
+
+TEST(OrtProfile, GatherSliceToSplitFusion) {
+    GraphBuilder b("qkv", 17);
+    ValueId x = b.input("x", DataType::Float, {3, 2, 4});
+    ValueId qkv = b.op("Relu", {x}, {}, "qkv");
+    for (int i = 0; i < 3; ++i) {
+        GraphBuilder& bb = b;
+        ValueId idx = bb.constant("i" + std::to_string(i), makeTensorOf(DataType::Int64, {}, std::vector<int64_t>{i}));
+        bb.output(bb.op("Gather", {qkv, idx}, {Attribute::makeInt("axis", 0)}, "g" + std::to_string(i)));
+    }
+    Model m = b.finish();
+    const Model before = m;
+    run("ort-gather-slice-to-split", m);
+    EXPECT_EQ(opCounts(m.graph), (std::map<std::string, int>{{"Relu", 1}, {"Split", 1}, {"Squeeze", 3}}));
+    expectSameOutputs(before, m);
+
+    // Two Gathers of three positions do not cover the axis: refused with the reason.
+    GraphBuilder b2("partial", 17);
+    ValueId x2 = b2.op("Relu", {b2.input("x", DataType::Float, {3, 2})}, {}, "src");
+    for (int i = 0; i < 2; ++i)
+        b2.output(b2.op("Gather", {x2, b2.constant("j" + std::to_string(i), makeTensorOf(DataType::Int64, {}, std::vector<int64_t>{i}))},
+                        {}, "h" + std::to_string(i)));
+    Model partial = b2.finish();
+    PassResult r = run("ort-gather-slice-to-split", partial);
+    EXPECT_EQ(opCounts(partial.graph).count("Split"), 0u);
+    EXPECT_TRUE(missed(r, "GatherSliceToSplitFusion", "do not cover all 3 positions of axis 0")) << test::remarkText(r, RemarkKind::Missed);
+}
+
+TEST(OrtProfile, SimplifiedLayerNormFusion) {
+    GraphBuilder b("rms", 17);
+    ValueId x = b.input("x", DataType::Float, {2, 5, 8});
+    ValueId p = b.op("Pow", {x, b.scalar("two", 2.0f)}, {}, "pow");
+    ValueId mean = b.op("ReduceMean", {p}, {Attribute::makeInts("axes", {-1})}, "mean");
+    ValueId s = b.op("Sqrt", {b.op("Add", {mean, b.scalar("eps", 1e-6f)}, {}, "add_eps")}, {}, "sqrt");
+    b.output(b.op("Mul", {b.op("Div", {x, s}, {}, "div"), b.constant("w", randomFloats({8}, 3))}, {}, "scale"));
+    Model m = b.finish();
+    run("ort-simplified-layer-norm", m);
+    EXPECT_EQ(opCounts(m.graph), (std::map<std::string, int>{{"SimplifiedLayerNormalization", 1}}));
+    const Node& n = onlyNode(m, "SimplifiedLayerNormalization");
+    EXPECT_EQ(n.domain, "");
+    EXPECT_FLOAT_EQ(n.attrFloat("epsilon", 0), 1e-6f);
+    EXPECT_EQ(n.attrInt("axis", 0), -1);
+    EXPECT_EQ(inputName(m, n, 1), "w");
+}
+
+TEST(OrtProfile, AttentionFusionNamesTheAnchorCondition) {
+    // Pre-LN block: LayerNormalization read once (by the packed QKV MatMul), ONNX's opset-17 schema.
+    GraphBuilder b("attn", 17);
+    ValueId x = b.input("x", DataType::Float, {1, 5, 8});
+    ValueId ln = b.op("LayerNormalization", {x, b.constant("g", randomFloats({8}, 1)), b.constant("be", randomFloats({8}, 2))},
+                      {Attribute::makeInt("axis", -1)}, "ln_1");
+    ValueId qk = b.op("MatMul", {ln, b.constant("wq", randomFloats({8, 8}, 3))}, {}, "q_proj");
+    ValueId scores = b.op("MatMul", {qk, b.op("Transpose", {qk}, {Attribute::makeInts("perm", {0, 2, 1})}, "kt")}, {}, "scores");
+    ValueId probs = b.op("Softmax", {scores}, {Attribute::makeInt("axis", -1)}, "softmax");
+    b.output(b.op("MatMul", {probs, qk}, {}, "context"));
+    Model m = b.finish();
+    PassResult r = run("ort-attention", m);
+    EXPECT_FALSE(r.changed);
+    EXPECT_TRUE(missed(r, "AttentionFusion", "attention block of `softmax`: the output of `ln_1` is read by 1 node (`q_proj`)"))
+        << test::remarkText(r, RemarkKind::Missed);
+    EXPECT_TRUE(missed(r, "AttentionFusion", "since opset 17"));
+}
+
+TEST(OrtProfile, InlinesHardSwish) {
+    GraphBuilder b("hs", 17);
+    b.output(b.op("HardSwish", {b.input("x", DataType::Float, {2, 8})}, {}, "hswish"));
+    Model m = b.finish();
+    const Model before = m;
+    run("ort-inline-functions", m);
+    EXPECT_EQ(opCounts(m.graph), (std::map<std::string, int>{{"HardSigmoid", 1}, {"Mul", 1}}));
+    expectSameOutputs(before, m);
+}
+
+TEST(OrtProfile, CliProfileOptions) {
+    const std::string model = test::tempDir("cli") + "/mm.onnx";
+    // No model needed to reject the options: they are checked before the file is read.
+    auto r = test::runCli({"optimize", "missing.onnx", "-o", model, "--profile", "tensorrt"});
+    EXPECT_EQ(r.exitCode, 2);
+    EXPECT_NE(r.err.find("unknown profile 'tensorrt'; valid profiles: standard, onnxruntime"), std::string::npos) << r.err;
+    r = test::runCli({"optimize", "missing.onnx", "-o", model, "--profile", "onnxruntime", "--level", "all"});
+    EXPECT_EQ(r.exitCode, 2);
+    EXPECT_NE(r.err.find("levels basic and extended"), std::string::npos) << r.err;
+    r = test::runCli({"explain", "missing.onnx", "--profile", "onnxruntime", "--node", "x"});
+    EXPECT_EQ(r.exitCode, 2);
+}
