@@ -1,4 +1,5 @@
 #include <algorithm>
+#include <ostream>
 #include <stdexcept>
 
 #include "cli/Command.h"

@@ -10,7 +10,7 @@ REGISTER_COMMAND({
     "Structural diff of two models: nodes matched by name, weights, structure, neighbours and similarity; "
     "exit 0 when no node differs, 1 when some do.",
     {},
-    [](const Args& args, std::ostream& out, std::ostream&) {
+    [](const Args& args, std::ostream& out, std::ostream& err) {
         args.expectOnly({"--json", "--names-only"});
         // Matching reads ops, attributes, weights and the graph's edges; pinned shapes changed no result.
         args.noteNoEffect("--dim", "does not apply to diff: nodes are matched and compared without their value shapes", err);

@@ -39,7 +39,7 @@ REGISTER_COMMAND({
     "'onnxruntime basic|extended' for the onnxruntime profile's passes, or 'named' for passes that run "
     "only from --passes) and what it does.",
     {},
-    [](const Args& args, std::ostream& out, std::ostream&) {
+    [](const Args& args, std::ostream& out, std::ostream& err) {
         args.expectOnly({"--json"});
         args.noteNoEffect("--dim", "does not apply to passes: it reads no model", err);
         const auto all = catalog();

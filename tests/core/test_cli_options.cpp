@@ -181,6 +181,8 @@ std::vector<Row> rows() {
     r.push_back(effect("explain", "--max-depth", {"explain", f.cnn}, {"--max-depth", "1"}));
     r.push_back(effect("explain", "--no-passes", {"explain", f.cnn}, {"--no-passes"}));
     r.push_back(effect("explain", "--dim", {"explain", f.cnn}, {"--dim", "N=1"}));
+    r.push_back(effect("explain", "--profile", {"explain", f.cnn}, {"--profile", "onnxruntime"}));
+    r.push_back(effect("explain", "--level", {"explain", f.cnn, "--profile", "onnxruntime"}, {"--level", "basic"}));
     // grad
     r.push_back(effect("grad", "-o", {"grad", f.mlp}, {"-o", out + ".onnx"}, out + ".onnx"));
     r.push_back(effect("grad", "--loss", {"grad", f.mlp, "-o", out + ".onnx"}, {"--loss", "cross-entropy"}, out + ".onnx"));
@@ -188,6 +190,9 @@ std::vector<Row> rows() {
     r.push_back(effect("grad", "--wrt", {"grad", f.mlp, "-o", out + ".onnx"}, {"--wrt", "w2"}, out + ".onnx"));
     r.push_back(effect("grad", "--recompute", {"grad", f.mlp, "-o", out + ".onnx"}, {"--recompute", "all"}, out + ".onnx"));
     r.push_back(effect("grad", "--dim", {"grad", f.mlp, "-o", out + ".onnx"}, {"--dim", "N=3"}, out + ".onnx"));
+    const std::vector<std::string> pareto = {"grad", f.mlp, "-o", out + ".onnx", "--recompute", "pareto"};
+    r.push_back(effect("grad", "--json", pareto, {"--json"}));
+    r.push_back(effect("grad", "--svg", pareto, {"--svg", o2 + ".svg"}, o2 + ".svg"));
     // info
     r.push_back(effect("info", "--json", {"info", f.cnn}, {"--json"}));
     r.push_back(effect("info", "--no-shape-inference", {"info", f.cnnUntyped}, {"--no-shape-inference"}));
@@ -198,6 +203,7 @@ std::vector<Row> rows() {
     r.push_back(effect("memplan", "--schedule", {"memplan", f.cnn}, {"--schedule", "best"}));
     r.push_back(effect("memplan", "--json", {"memplan", f.cnn}, {"--json"}));
     r.push_back(effect("memplan", "--dim", {"memplan", f.cnn}, {"--dim", "N=4"}));
+    r.push_back(effect("memplan", "--svg", {"memplan", f.cnn}, {"--svg", o2 + ".svg"}, o2 + ".svg"));
     // optimize: the written model is compared (the table's timings are masked)
     const std::vector<std::string> opt = {"optimize", f.cnn, "-o", out + ".onnx"};
     r.push_back(effect("optimize", "-o", {"optimize", f.cnn}, {"-o", out + ".onnx"}, out + ".onnx"));
@@ -212,6 +218,7 @@ std::vector<Row> rows() {
     r.push_back(effect("optimize", "--recompute", {"optimize", f.train, "-o", out + ".onnx"}, {"--recompute", "all"},
                        out + ".onnx"));
     r.push_back(effect("optimize", "--dim", opt, {"--dim", "N=1"}, out + ".onnx"));
+    r.push_back(effect("optimize", "--profile", opt, {"--profile", "onnxruntime"}, out + ".onnx"));
     // passes
     r.push_back(effect("passes", "--json", {"passes"}, {"--json"}));
     r.push_back(noted("passes", {"passes"}));
