@@ -125,7 +125,11 @@ RecomputeResult applyRecompute(passes::Rewriter& rw, const RecomputeOptions& opt
     case RecomputeOptions::Strategy::MinCut:
         droppable(facts, {}, r.keptByRule, true);  // what the banned ops keep, for the remarks
         c = chooseMinCut(m, facts);
-        if (c.peak > r.peakBefore) c = Choice{{}, {}, {}, {}, r.peakBefore, 0, "mincut"};  // never worse than store-all
+        if (c.peak > r.peakBefore) {  // never worse than store-all: keep everything
+            c = Choice{};
+            c.peak = r.peakBefore;
+            c.label = "mincut";
+        }
         break;
     case RecomputeOptions::Strategy::Budget:
         droppable(facts, {}, r.keptByRule, true);
