@@ -109,26 +109,14 @@ REGISTER_COMMAND({
         // by --verify like the others).
         if (args.flag("--group-functions")) pm.addPass("group-functions");
         PipelineResult result = pm.run(model, options);
-        std::optional<GroupFunctionsResult> grouped;
-        for (const auto& s : result.steps)
-            if (s.result.name == "group-functions" && (!grouped || s.result.changed)) grouped = groupFunctionsResultOf(s.result);
+        const auto grouped = groupFunctionsResultOf(result);
         if (auto problem = onnxio::checkModel(model))
             err << "warning: the optimized model fails the ONNX checker: " << *problem << "\n";
         onnxio::exportModelFile(model, *outPath);
         if (auto report = args.option("--report")) {
             std::ofstream f(*report);
             if (!f) throwBadInput("cannot write report '" + *report + "'");
-            auto j = pipelineToJson(result);
-            if (grouped) {
-                auto& gj = j["group_functions"];
-                gj["functions"] = grouped->functions;
-                gj["functions_in_subgraphs"] = grouped->subgraphFunctions;
-                gj["fused_nodes"] = grouped->fusedNodes;
-                gj["nodes_before"] = grouped->nodesBefore;
-                gj["nodes_after"] = grouped->nodesAfter;
-                gj["kernels"] = grouped->kernels();
-            }
-            f << j.dump(2) << "\n";
+            f << optimizeReportToJson(result).dump(2) << "\n";
         }
         out << std::left << std::setw(20) << "pass" << std::right << std::setw(8) << "before" << std::setw(8) << "after"
             << std::setw(9) << "changes" << std::setw(8) << "missed" << std::setw(10) << "ms" << "\n";

@@ -1,5 +1,7 @@
 #include "passes/Report.h"
 
+#include "passes/fusion/GroupFunctions.h"
+
 namespace passlens::passes {
 
 nlohmann::ordered_json passResultToJson(const PassResult& r, const std::map<ir::NodeId, std::string>* originalNames) {
@@ -45,6 +47,20 @@ nlohmann::ordered_json pipelineToJson(const PipelineResult& r) {
     j["iterations"] = r.iterations;
     auto& passes = j["passes"] = nlohmann::ordered_json::array();
     for (const auto& s : r.steps) passes.push_back(passResultToJson(s.result, &r.originalNodeNames));
+    return j;
+}
+
+nlohmann::ordered_json optimizeReportToJson(const PipelineResult& r) {
+    nlohmann::ordered_json j = pipelineToJson(r);
+    if (const auto grouped = groupFunctionsResultOf(r)) {
+        auto& gj = j["group_functions"];
+        gj["functions"] = grouped->functions;
+        gj["functions_in_subgraphs"] = grouped->subgraphFunctions;
+        gj["fused_nodes"] = grouped->fusedNodes;
+        gj["nodes_before"] = grouped->nodesBefore;
+        gj["nodes_after"] = grouped->nodesAfter;
+        gj["kernels"] = grouped->kernels();
+    }
     return j;
 }
 

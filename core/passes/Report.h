@@ -10,5 +10,8 @@ namespace passlens::passes {
 /// they came from ("came_from").
 nlohmann::ordered_json passResultToJson(const PassResult& r, const std::map<ir::NodeId, std::string>* originalNames = nullptr);
 nlohmann::ordered_json pipelineToJson(const PipelineResult& r);
+/// `optimize --report` (CLI and Python): pipelineToJson plus, with a group-functions step, its
+/// figures under "group_functions".
+nlohmann::ordered_json optimizeReportToJson(const PipelineResult& r);
 
 }  // namespace passlens::passes

@@ -300,22 +300,9 @@ PyOptimizeResult optimize(const PyModel& in, std::optional<std::string> level, s
         if (groupFunctions) pm.addPass("group-functions");
         ir::Model model = *in.model;
         auto result = std::make_shared<PipelineResult>(pm.run(model, options));
-        std::optional<GroupFunctionsResult> grouped;
-        for (const auto& s : result->steps)
-            if (s.result.name == "group-functions" && (!grouped || s.result.changed)) grouped = groupFunctionsResultOf(s.result);
         PyOptimizeResult r;
         if (auto problem = onnxio::checkModel(model)) r.checkerProblem = *problem;
-        auto j = pipelineToJson(*result);
-        if (grouped) {
-            auto& gj = j["group_functions"];
-            gj["functions"] = grouped->functions;
-            gj["functions_in_subgraphs"] = grouped->subgraphFunctions;
-            gj["fused_nodes"] = grouped->fusedNodes;
-            gj["nodes_before"] = grouped->nodesBefore;
-            gj["nodes_after"] = grouped->nodesAfter;
-            gj["kernels"] = grouped->kernels();
-        }
-        r.report = j.dump();
+        r.report = optimizeReportToJson(*result).dump();
         r.model = derived(in, std::move(model), in.source + " (optimized)");
         r.result = std::move(result);
         return r;

@@ -251,4 +251,11 @@ GroupFunctionsResult groupFunctionsResultOf(const PassResult& r) {
     return g;
 }
 
+std::optional<GroupFunctionsResult> groupFunctionsResultOf(const PipelineResult& r) {
+    std::optional<GroupFunctionsResult> grouped;
+    for (const auto& s : r.steps)
+        if (s.result.name == "group-functions" && (!grouped || s.result.changed)) grouped = groupFunctionsResultOf(s.result);
+    return grouped;
+}
+
 }  // namespace passlens::passes

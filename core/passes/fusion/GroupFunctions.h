@@ -2,11 +2,13 @@
 // `optimize --group-functions`: each fusion group with two or more members becomes one call of an
 // ONNX model-local function (FunctionProto), as TVM turns each group into a primitive function.
 // The model still runs anywhere, and the top-level node count is the kernel count.
+#include <optional>
 #include <string>
 
 #include "analysis/FusionGroups.h"
 #include "ir/Model.h"
 #include "passes/Pass.h"
+#include "passes/PassManager.h"
 #include "passes/PassRegistry.h"
 #include "passes/Rewriter.h"
 
@@ -43,6 +45,9 @@ GroupFunctionsResult groupIntoFunctions(ir::Model& model, const analysis::Fusion
 std::unique_ptr<Pass> makeGroupFunctionsPass();
 /// GroupFunctionsResult from a group-functions PassResult's counters.
 GroupFunctionsResult groupFunctionsResultOf(const PassResult& r);
+/// The figures of a pipeline's group-functions step (the last one that changed, else the first),
+/// nullopt when it did not run.
+std::optional<GroupFunctionsResult> groupFunctionsResultOf(const PipelineResult& r);
 
 /// A function body holding copies of `nodes` (in the given, topological, order) of `g`: formal
 /// inputs `ins`, formal outputs `outs`. Any other value the nodes read must be a constant
