@@ -1,3 +1,4 @@
+#include "ir/IntsText.h"
 #include "onnx/NewerOpsets.h"
 #include "onnx/SchemaValidation.h"
 
@@ -207,12 +208,6 @@ std::optional<int64_t> rankOf(const ir::Graph& g, const ir::Node& n, size_t slot
     return static_cast<int64_t>(type.shape->dims.size());
 }
 
-std::string intsText(const std::vector<int64_t>& v) {
-    std::string s = "[";
-    for (size_t i = 0; i < v.size(); ++i) s += (i ? ", " : "") + std::to_string(v[i]);
-    return s + "]";
-}
-
 [[noreturn]] void throwNode(const ir::Node& n, const std::string& what) {
     throwBadInput("node '" + n.displayName() + "' (" + n.opType + "): " + what);
 }
@@ -233,11 +228,11 @@ void checkPermutation(const ir::Node& n, std::optional<int64_t> rank) {
     std::vector<bool> seen(p.size(), false);
     for (int64_t x : p) {
         if (x < 0 || x >= static_cast<int64_t>(p.size()) || seen[static_cast<size_t>(x)])
-            throwNode(n, "perm " + intsText(p) + " is not a permutation of 0.." + std::to_string(static_cast<int64_t>(p.size()) - 1));
+            throwNode(n, "perm " + ir::intsText(p) + " is not a permutation of 0.." + std::to_string(static_cast<int64_t>(p.size()) - 1));
         seen[static_cast<size_t>(x)] = true;
     }
     if (rank && !p.empty() && static_cast<int64_t>(p.size()) != *rank)
-        throwNode(n, "perm " + intsText(p) + " has " + std::to_string(p.size()) + " entries for an input of rank " + std::to_string(*rank));
+        throwNode(n, "perm " + ir::intsText(p) + " has " + std::to_string(p.size()) + " entries for an input of rank " + std::to_string(*rank));
 }
 
 // Ops whose integer attribute names an axis of input 0; `extra` widens the range (Flatten's axis

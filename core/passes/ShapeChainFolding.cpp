@@ -15,6 +15,7 @@
 #include <set>
 #include <unordered_map>
 
+#include "ir/IntsText.h"
 #include "ir/Tensor.h"
 #include "passes/BasicPasses.h"
 #include "passes/PassRegistry.h"
@@ -243,7 +244,7 @@ private:
         for (int64_t d : *dims) count *= d;
         if (count != (int64_t)values.size()) return false;
         rw.setRule("fold-known-values");
-        const std::string why = n.displayName() + " computes " + describeInts(values) + " whatever the input dims are";
+        const std::string why = n.displayName() + " computes " + intsText(values) + " whatever the input dims are";
         TensorPtr folded = int64Tensor(*dims, values);
         if (s.dtype == DataType::Int32) folded = makeTensorOf<int32_t>(DataType::Int32, *dims, std::vector<int32_t>(values.begin(), values.end()));
         rw.foldToConstant(out, folded, why);
@@ -327,7 +328,7 @@ private:
             return;
         }
         const std::string why = n.displayName() + "'s target " + describeValues(*t.values) +
-                                " is known from the input dims: constant target " + describeInts(entries);
+                                " is known from the input dims: constant target " + intsText(entries);
         ValueId folded = rw.newInitializer(g.value(target).name + "_folded", int64Tensor({(int64_t)entries.size()}, entries));
         rw.setInput(id, 1, folded, why);
         rw.applied({id}, why);
@@ -356,13 +357,7 @@ private:
         for (size_t i = 0; i < v.size(); ++i) s += (i ? ", " : "") + (v[i] ? v[i]->toString() : std::string("?"));
         return s + "]";
     }
-    static std::string describeInts(const std::vector<int64_t>& v) {
-        std::string s = "[";
-        for (size_t i = 0; i < v.size(); ++i) s += (i ? ", " : "") + std::to_string(v[i]);
-        return s + "]";
-    }
-
-    static void foldStaticEntries(Rewriter& rw) {
+        static void foldStaticEntries(Rewriter& rw) {
         const Graph& g = rw.graph();
         const bool captures = hasSubgraphNodes(g);
         rw.setRule("fold-static-dims");

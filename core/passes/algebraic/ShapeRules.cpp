@@ -4,6 +4,7 @@
 #include <limits>
 #include <set>
 
+#include "ir/IntsText.h"
 #include "passes/algebraic/Rules.h"
 #include "passes/match/Match.h"
 
@@ -12,12 +13,6 @@ namespace passlens::passes::algebraic {
 using namespace passlens::ir;
 
 namespace {
-
-std::string intsText(const std::vector<int64_t>& v) {
-    std::string s = "[";
-    for (size_t i = 0; i < v.size(); ++i) s += (i ? ", " : "") + std::to_string(v[i]);
-    return s + "]";
-}
 
 /// Reshape(Reshape(x, s1), s2) = Reshape(x, s2'), where s2' spells out the 0 ("copy this dim")
 /// entries of s2, which refer to the intermediate's dims, not x's.

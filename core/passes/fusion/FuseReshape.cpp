@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <map>
 
+#include "ir/IntsText.h"
 #include "ir/Tensor.h"
 #include "passes/ShapeChain.h"
 #include "passes/fusion/FusionPasses.h"
@@ -117,12 +118,6 @@ std::optional<std::vector<int64_t>> expandTarget(const Graph& g, const Node& exp
     return target;
 }
 
-std::string listOf(const std::vector<int64_t>& v) {
-    std::string s = "[";
-    for (size_t i = 0; i < v.size(); ++i) s += (i ? ", " : "") + std::to_string(v[i]);
-    return s + "]";
-}
-
 }  // namespace
 
 namespace {
@@ -164,7 +159,7 @@ bool sweep(Rewriter& rw, std::map<std::string, ValueId>& madeTargets, std::vecto
             misses.push_back({reshape ? "fuse-reshape" : "fuse-expand-shape", {id}, name + "'s target not made constant: " + why, false});
             continue;
         }
-        const std::string text = listOf(*target);
+        const std::string text = intsText(*target);
         auto [made, fresh] = madeTargets.emplace(text, kNone);
         if (fresh) made->second = rw.newInitializer(name + "_shape", int64Tensor({(int64_t)target->size()}, *target));
         const ValueId c = made->second;

@@ -2,6 +2,7 @@
 // B must be 2-D; an A of another rank is flattened around the Gemm with two Reshapes of constant
 // shapes (Reshape A to [M, K], Gemm, Reshape back to A's leading dims + [N]), so A's shape must be
 // fully static. C must be [N] (or [1, N], [M, 1], [M, N] when no Reshape is needed).
+#include "ir/IntsText.h"
 #include "passes/match/Match.h"
 #include "passes/onnxruntime/OrtPasses.h"
 #include "passes/onnxruntime/OrtUtil.h"
@@ -11,12 +12,6 @@ namespace passlens::passes::ort {
 using namespace passlens::ir;
 
 namespace {
-
-std::string dimsText(const std::vector<int64_t>& d) {
-    std::string s = "[";
-    for (size_t i = 0; i < d.size(); ++i) s += (i ? ", " : "") + std::to_string(d[i]);
-    return s + "]";
-}
 
 bool fuse(Rewriter& rw, NodeId mmId) {
     const Graph& g = rw.graph();
@@ -92,8 +87,8 @@ bool fuse(Rewriter& rw, NodeId mmId) {
     ValueId inShape = rw.newInitializer("gemm_input_shape", makeTensorOf(DataType::Int64, {2}, std::vector<int64_t>{m, k}));
     NodeId gemm = rw.addNode("Gemm", {gemmIn, b, c}, {gemmOut}, {}, {last}, reason, hint);
     rw.addNode("Reshape", {a, inShape}, {gemmIn}, {}, {last}, reason, "gemm_input_reshape");
-    rw.applied({gemm}, "MatMulAddFusion: " + pair + " fused into Gemm, A reshaped " + dimsText(aDims) + " → " +
-                           dimsText({m, k}) + " and the result back to " + dimsText(outDims));
+    rw.applied({gemm}, "MatMulAddFusion: " + pair + " fused into Gemm, A reshaped " + intsText(aDims) + " → " +
+                           intsText({m, k}) + " and the result back to " + intsText(outDims));
     return true;
 }
 
