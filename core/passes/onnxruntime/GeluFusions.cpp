@@ -17,18 +17,6 @@ namespace {
 
 const std::vector<DataType> kGeluTypes{DataType::Float16, DataType::Float, DataType::Double};
 
-bool typesOk(const Graph& g, NodeId n) {
-    for (ValueId v : g.node(n).inputs)
-        if (v != kNone && !elemTypeIn(g, v, kGeluTypes)) return false;
-    return true;
-}
-
-/// The only reader of `n`'s output when it is an `op` node, else kNone.
-NodeId soleReader(const Graph& g, NodeId n, const std::string& op) {
-    auto r = outputNodes(g, n);
-    return r.size() == 1 && isOp(g, r[0], op) ? r[0] : kNone;
-}
-
 bool fuseGelu(Rewriter& rw, NodeId divId, bool level1, int64_t opset) {
     const Graph& g = rw.graph();
     const Node& div = g.node(divId);
@@ -39,7 +27,7 @@ bool fuseGelu(Rewriter& rw, NodeId divId, bool level1, int64_t opset) {
         return false;
     };
     if (outputEdges(g, divId) != 1) return refuse({divId}, "the Div output is " + readBy(g, divId) + ", ONNX Runtime needs 1", {div.outputs[0]});
-    if (!typesOk(g, divId)) return refuse({divId}, "Gelu takes float16, float or double");
+    if (!inputsTypedIn(g, divId, kGeluTypes)) return refuse({divId}, "Gelu takes float16, float or double");
     NodeId erf = soleReader(g, divId, "Erf");
     if (erf == kNone) return false;  // x/√2 feeding something else is not a GELU
     if (outputEdges(g, erf) != 1) return refuse({erf}, "the Erf output is " + readBy(g, erf) + ", ONNX Runtime needs 1", {g.node(erf).outputs[0]});

@@ -18,17 +18,6 @@ namespace {
 
 const std::vector<DataType> kLnTypes{DataType::Float16, DataType::Float, DataType::BFloat16};
 
-bool typesOk(const Graph& g, NodeId n) {
-    for (ValueId v : g.node(n).inputs)
-        if (v != kNone && !elemTypeIn(g, v, kLnTypes)) return false;
-    return true;
-}
-
-NodeId soleReader(const Graph& g, NodeId n, const std::string& op) {
-    auto r = outputNodes(g, n);
-    return r.size() == 1 && isOp(g, r[0], op) ? r[0] : kNone;
-}
-
 bool fuseSimplified(Rewriter& rw, NodeId powId) {
     const Graph& g = rw.graph();
     const Node& pow = g.node(powId);
@@ -66,7 +55,7 @@ bool fuseSimplified(Rewriter& rw, NodeId powId) {
     if (mul == kNone) return refuse(div, "the Div is not read by a Mul with the scale", {g.node(div).outputs[0]});
     ValueId scale = g.node(mul).inputs[0] == g.node(div).outputs[0] ? g.node(mul).inputs[1] : g.node(mul).inputs[0];
     if (!match::constantOf(g, scale)) return refuse(mul, "the scale " + qv(g, scale) + " is not an initializer", {scale});
-    if (!typesOk(g, powId) && !elemTypeIn(g, x, kLnTypes)) return refuse(powId, "SimplifiedLayerNormalization takes float16, float or bfloat16");
+    if (!inputsTypedIn(g, powId, kLnTypes) && !elemTypeIn(g, x, kLnTypes)) return refuse(powId, "SimplifiedLayerNormalization takes float16, float or bfloat16");
     const std::string powName = q(g, powId);
     NodeId fused = rw.replaceNodes({powId, mean, add, sqrt, div, mul}, "SimplifiedLayerNormalization", {x, scale},
                                    {g.node(mul).outputs[0]},
@@ -79,7 +68,7 @@ bool fuseSimplified(Rewriter& rw, NodeId powId) {
 
 /// CheckFirstAdd: the reason `add` cannot be the skip Add, or empty when it can.
 std::string firstAddProblem(const Graph& g, NodeId add) {
-    if (!typesOk(g, add)) return q(g, add) + "'s inputs are not all float16, float or bfloat16";
+    if (!inputsTypedIn(g, add, kLnTypes)) return q(g, add) + "'s inputs are not all float16, float or bfloat16";
     if (outputEdges(g, add) != 1) return "the Add output " + qv(g, g.node(add).outputs[0]) + " is " + readBy(g, add) + ", ONNX Runtime needs 1";
     auto s0 = shapeOf(g, g.node(add).inputs[0]), s1 = shapeOf(g, g.node(add).inputs[1]);
     if (!s0 || !s1) return "the shape of " + qv(g, g.node(add).inputs[!s0 ? 0 : 1]) + " is unknown";
@@ -98,7 +87,7 @@ std::string firstAddProblem(const Graph& g, NodeId add) {
 
 /// CheckSecondAdd: a bias Add (3-D input, 1-D constant second input of the last dim's length).
 bool isBiasAdd(const Graph& g, NodeId add) {
-    if (!typesOk(g, add) || outputEdges(g, add) != 1 || producesGraphOutput(g, add)) return false;
+    if (!inputsTypedIn(g, add, kLnTypes) || outputEdges(g, add) != 1 || producesGraphOutput(g, add)) return false;
     const Node& a = g.node(add);
     if (a.inputs.size() != 2 || !match::constantOf(g, a.inputs[1])) return false;
     auto s0 = shapeOf(g, a.inputs[0]), s1 = shapeOf(g, a.inputs[1]);
@@ -110,7 +99,7 @@ bool fuseSkip(Rewriter& rw, NodeId lnId) {
     const Graph& g = rw.graph();
     const Node& ln = g.node(lnId);
     const std::string at = "SkipLayerNormFusion: not applied at " + q(g, lnId) + ": ";
-    if (!typesOk(g, lnId)) return false;
+    if (!inputsTypedIn(g, lnId, kLnTypes)) return false;
     NodeId add1 = producer(g, ln.inputs[0], "Add");
     if (add1 == kNone) {
         const NodeId p = g.value(ln.inputs[0]).producer;

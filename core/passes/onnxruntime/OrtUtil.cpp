@@ -104,4 +104,15 @@ void useMicrosoftDomain(Rewriter& rw) {
     rw.setOpsetImport(kMSDomain, 1, "com.microsoft contrib ops used by the ONNX Runtime fusions");
 }
 
+bool inputsTypedIn(const Graph& g, NodeId n, const std::vector<DataType>& types) {
+    for (ValueId v : g.node(n).inputs)
+        if (v != kNone && !elemTypeIn(g, v, types)) return false;
+    return true;
+}
+
+NodeId soleReader(const Graph& g, NodeId n, const std::string& opType) {
+    auto r = outputNodes(g, n);
+    return r.size() == 1 && isOp(g, r[0], opType) ? r[0] : kNone;
+}
+
 }  // namespace passlens::passes::ort

@@ -34,6 +34,10 @@ std::optional<double> constantScalar(const ir::Graph& g, ir::ValueId v);
 bool constantEquals(const ir::Graph& g, ir::ValueId v, double expected);
 /// The element type is one of `types` ("float", "float16", ...) as ONNX Runtime spells them.
 bool elemTypeIn(const ir::Graph& g, ir::ValueId v, const std::vector<ir::DataType>& types);
+/// Every present input of `n` has one of `types` (the fusions' type constraints).
+bool inputsTypedIn(const ir::Graph& g, ir::NodeId n, const std::vector<ir::DataType>& types);
+/// The only reader of `n`'s output when it is an `opType` node, else kNone.
+ir::NodeId soleReader(const ir::Graph& g, ir::NodeId n, const std::string& opType);
 /// The known dims of `v` (nullopt when the rank is unknown).
 std::optional<ir::Shape> shapeOf(const ir::Graph& g, ir::ValueId v);
 
