@@ -341,8 +341,8 @@ int64_t naiveTotal(const std::vector<TensorLifetime>& tensors) {
     return sum;
 }
 
-int64_t lowerBound(const std::vector<TensorLifetime>& tensors, std::vector<int64_t>* perStep) {
-    auto items = makeItems(tensors, chooseInplace(tensors, {}));
+/// The most bytes the items keep live at one step: no planner placing these items goes below it.
+static int64_t peakLiveOfItems(const std::vector<Item>& items, std::vector<int64_t>* perStep) {
     int steps = 0;
     for (const auto& it : items) steps = std::max(steps, it.last + 1);
     std::vector<int64_t> diff(static_cast<size_t>(steps) + 1, 0);
@@ -361,6 +361,10 @@ int64_t lowerBound(const std::vector<TensorLifetime>& tensors, std::vector<int64
     return best;
 }
 
+int64_t lowerBound(const std::vector<TensorLifetime>& tensors, std::vector<int64_t>* perStep) {
+    return peakLiveOfItems(makeItems(tensors, chooseInplace(tensors, {})), perStep);
+}
+
 MemoryPlan planLifetimes(const std::vector<TensorLifetime>& tensors, const std::string& planner,
                          const PlanConstraints& constraints) {
     for (const auto& t : tensors)
@@ -370,9 +374,17 @@ MemoryPlan planLifetimes(const std::vector<TensorLifetime>& tensors, const std::
     if (planner == "best") {
         // Every planner, with and without in-place for the offset planners, plus the two extra
         // greedy visiting orders (local improvement); the smallest wins.
+        // A planner is skipped when the best so far already sits at the live-bytes peak of that
+        // planner's items (with or without in-place chains): it could only tie, and ties keep the
+        // earlier plan, so the result is the same as running all of them.
+        const int64_t floorInplace = peakLiveOfItems(makeItems(tensors, chooseInplace(tensors, constraints)), nullptr);
+        const int64_t floorSeparate = peakLiveOfItems(makeItems(tensors, std::vector<int>(tensors.size(), -1)), nullptr);
         for (const char* p : {"naive", "inplace", "share", "greedy-size", "greedy-breadth", "greedy-size-no-inplace",
                               "greedy-breadth-no-inplace", "greedy-area", "greedy-area-no-inplace", "greedy-start",
                               "greedy-start-no-inplace"}) {
+            const std::string name = p;
+            const bool inplace = name != "naive" && name.find("-no-inplace") == std::string::npos;
+            if (!plan.planner.empty() && plan.arenaBytes <= (inplace ? floorInplace : floorSeparate)) continue;
             MemoryPlan candidate = runOne(tensors, p, constraints);
             if (plan.planner.empty() || candidate.arenaBytes < plan.arenaBytes) plan = std::move(candidate);
         }
