@@ -24,7 +24,7 @@ passlens_module_deps(   autodiff    "ir;passes"                "memory;onnx")
 passlens_module_deps(   pipeline    "ir;analysis;passes"       "autodiff")
 passlens_module_deps(   diff        "ir"                       "eval;onnx")
 passlens_module_deps(   examples    "ir"                       "onnx;autodiff")
-passlens_module_deps(   report      "ir;memory;schedule;autodiff" "eval;onnx;shape")
+passlens_module_deps(   report      "ir;memory;schedule;autodiff;plot" "eval;onnx;shape")
 
 # Third-party headers: an #include <...> whose path matches the regex is allowed only in the listed
 # modules ("" = in none: core/ is Qt-free). Checked by cmake/CheckLayering.cmake like the module

@@ -12,36 +12,9 @@
 #include "onnx/Export.h"
 #include "onnx/Import.h"
 #include "plot/SvgChart.h"
+#include "report/Charts.h"
 
 namespace passlens::cli {
-
-namespace {
-
-/// Arena against extra forward passes: the Pareto curve, with store-all, sqrt and all marked.
-plot::SvgChart curveChart(const autodiff::RecomputeCurve& c) {
-    plot::SvgChart chart;
-    chart.title = "planned arena vs recomputation";
-    chart.xLabel = "extra FLOPs (% of one forward pass)";
-    chart.legendRight = true;
-    chart.yLabel = "planned arena";
-    chart.yBytes = true;
-    auto passes = [&](double flops) { return c.forwardFlops == 0 ? 0.0 : 100 * flops / c.forwardFlops; };
-    plot::SvgSeries s;
-    s.name = "Pareto curve (" + std::to_string(c.curve.size()) + " points)";
-    s.dots = true;
-    for (auto it = c.curve.rbegin(); it != c.curve.rend(); ++it)
-        s.points.emplace_back(passes(it->extraFlops), static_cast<double>(it->arenaBytes));
-    chart.series.push_back(std::move(s));
-    // √n that changes nothing sits on store-all: one marker says both.
-    const bool sqrtIsStoreAll = c.sqrt.extraFlops == 0 && c.sqrt.arenaBytes == c.storeAll.arenaBytes;
-    chart.markers.push_back({sqrtIsStoreAll ? "store-all = sqrt" : "store-all", "#2ca02c", 0, static_cast<double>(c.storeAll.arenaBytes)});
-    if (!sqrtIsStoreAll)
-        chart.markers.push_back({"sqrt", "#d62728", passes(c.sqrt.extraFlops), static_cast<double>(c.sqrt.arenaBytes)});
-    chart.markers.push_back({"all", "#9467bd", passes(c.all.extraFlops), static_cast<double>(c.all.arenaBytes)});
-    return chart;
-}
-
-}  // namespace
 
 REGISTER_COMMAND({
     "grad",
@@ -85,7 +58,7 @@ REGISTER_COMMAND({
         const size_t grads = train.graph.outputs().size() - forward.graph.outputs().size() - 1;
         if (auto svg = args.option("--svg")) {
             if (!curve) throw UsageError{"--svg charts the curve of --recompute pareto"};
-            plot::saveSvg(*svg, curveChart(*curve));
+            plot::saveSvg(*svg, report::recomputeChart(*curve));
         }
         if (args.flag("--json")) {
             nlohmann::ordered_json j;
