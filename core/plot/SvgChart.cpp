@@ -52,7 +52,8 @@ std::string renderSvg(const SvgChart& c) {
     std::ostringstream o;
     o << "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" << c.width << "\" height=\"" << c.height << "\" viewBox=\"0 0 "
       << c.width << " " << c.height << "\" font-family=\"sans-serif\" font-size=\"11\">\n";
-    o << "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n";
+    // The background in user units: SVG Tiny renderers (Qt's, the app's) read 100% differently.
+    o << "<rect width=\"" << c.width << "\" height=\"" << c.height << "\" fill=\"white\"/>\n";
     o << "<text x=\"" << c.width / 2 << "\" y=\"18\" text-anchor=\"middle\" font-size=\"13\">" << escape(c.title) << "</text>\n";
     for (const Tick& t : makeTicks(ys, 6, c.yBytes))
         o << "<line x1=\"" << left << "\" x2=\"" << c.width - right << "\" y1=\"" << num(t.pixel) << "\" y2=\"" << num(t.pixel)

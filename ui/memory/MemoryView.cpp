@@ -18,6 +18,7 @@
 #include "ir/Error.h"
 #include "memory/BufferTableModel.h"
 #include "memory/MemoryChartWidget.h"
+#include "memory/SchedulesPanel.h"
 #include "memory/TrainingMemoryPanel.h"
 #include "plot/Scale.h"
 
@@ -136,6 +137,10 @@ MemoryView::MemoryView(QWidget* parent) : QWidget(parent) {
         if (v.isValid()) onValueClicked(static_cast<ir::ValueId>(v.toULongLong()));
     });
     tabs_->addTab(table_, "Buffers (primary planner)");
+    schedules_ = new SchedulesPanel(tabs_);
+    schedulesTab_ = tabs_->addTab(schedules_, "Schedules");
+    tabs_->setTabEnabled(schedulesTab_, false);
+    connect(schedules_, &SchedulesPanel::nodesRequested, this, &MemoryView::nodesRequested);
     training_ = new TrainingMemoryPanel(tabs_);
     trainingTab_ = tabs_->addTab(training_, "Training");
     tabs_->setTabEnabled(trainingTab_, false);
@@ -159,6 +164,10 @@ void MemoryView::setGraph(std::shared_ptr<const ir::Model> model, const ir::Grap
     // The Training tab plans the main graph of training models on its own worker.
     const bool training = model_ && graph_ == &model_->graph && autodiff::isTrainingGraph(model_->graph);
     training_->setModel(training ? model_ : nullptr);
+    // Schedules are compared for the main graph (a subgraph body runs inside its parent's step).
+    const bool mainGraph = model_ && graph_ == &model_->graph;
+    schedules_->setModel(mainGraph ? model_ : nullptr);
+    tabs_->setTabEnabled(schedulesTab_, mainGraph);
     tabs_->setTabEnabled(trainingTab_, training);
     if (!model_) {
         planJob_.cancel();

@@ -24,6 +24,7 @@ namespace passlens::ui {
 
 class BufferTableModel;
 class MemoryChartWidget;
+class SchedulesPanel;
 class TrainingMemoryPanel;
 
 /// One finished planning run. Immutable once made; shared by the charts and the table.
@@ -63,6 +64,8 @@ public:
     BufferTableModel* bufferModel() const { return buffers_; }
     /// The Training tab (phases, saved-for-backward, recomputation strategies) of training graphs.
     TrainingMemoryPanel* trainingPanel() const { return training_; }
+    /// The Schedules tab: exporter order against the best schedule, for the main graph.
+    SchedulesPanel* schedulesPanel() const { return schedules_; }
     QString totalsText() const;
     /// Outlines `value`'s buffer in every chart (the graph's selection); false when not planned.
     bool selectValue(ir::ValueId value);
@@ -98,6 +101,8 @@ private:
     MemoryChartWidget* live_[2] = {nullptr, nullptr};
     BufferTableModel* buffers_ = nullptr;
     QTableView* table_ = nullptr;
+    SchedulesPanel* schedules_ = nullptr;
+    int schedulesTab_ = -1;
     TrainingMemoryPanel* training_ = nullptr;
     int trainingTab_ = -1;
 };
