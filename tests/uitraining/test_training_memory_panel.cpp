@@ -5,6 +5,7 @@
 #include <QDir>
 #include <QSignalSpy>
 #include <QLabel>
+#include <QPushButton>
 #include <QTabWidget>
 #include <QtTest>
 
@@ -72,8 +73,11 @@ private slots:
                 break;
             }
         }
-        // The trade-off chart: none, sqrt, all and the budgets that are feasible.
-        QVERIFY(panel.tradeoffChart()->points().size() >= 4);
+        // The trade-off chart: the Pareto curve and store-all, sqrt, all as references.
+        const auto& points = panel.tradeoffChart()->points();
+        QVERIFY(std::count_if(points.begin(), points.end(), [](const auto& q) { return q.onCurve; }) >= 2);
+        for (const char* ref : {"store-all", "sqrt", "all"})
+            QVERIFY2(std::any_of(points.begin(), points.end(), [&](const auto& q) { return q.label == ref; }), ref);
     }
 
     void strategySwitchReplansOffTheGuiThread() {
@@ -103,6 +107,37 @@ private slots:
         QVERIFY(b.recompute.feasible);
         QVERIFY2(b.plan->arenaBytes <= b.options.budgetBytes, qPrintable(panel.summaryText()));
         QVERIFY(b.options.budgetBytes <= budget + none / 500);  // the slider's resolution
+    }
+
+    void clickingACurvePointPlansThatArenaAndShowsItsRecomputedNodes() {
+        TrainingMemoryPanel panel;
+        QVERIFY(showMlp16(panel));
+        auto* chart = panel.tradeoffChart();
+        // The curve's lowest-arena point: the most recomputation the curve offers.
+        const auto& points = chart->points();
+        int lowest = -1;
+        for (size_t i = 0; i < points.size(); ++i)
+            if (points[i].onCurve && (lowest < 0 || points[i].peakBytes < points[static_cast<size_t>(lowest)].peakBytes))
+                lowest = static_cast<int>(i);
+        QVERIFY(lowest >= 0);
+        const int64_t target = points[static_cast<size_t>(lowest)].peakBytes;
+        QVERIFY(target < panel.result().plan->arenaBytes);
+        emit chart->pointClicked(lowest);
+        QVERIFY(waitForPlan(panel));
+        const auto& r = panel.result();
+        QCOMPARE(r.options.strategy, autodiff::RecomputeOptions::Strategy::Budget);
+        QVERIFY(r.recompute.feasible);
+        QVERIFY2(r.plan->arenaBytes <= target + r.recompute.peakBefore / 500, qPrintable(panel.summaryText()));  // slider steps
+        QVERIFY(!r.recompute.dropped.empty());
+        // Show Recomputed selects the producers of exactly the recomputed activations.
+        QSignalSpy requested(&panel, &TrainingMemoryPanel::nodesRequested);
+        auto* button = panel.findChild<QPushButton*>("showRecomputed");
+        QVERIFY(button && button->isEnabled());
+        button->click();
+        QCOMPARE(requested.count(), 1);
+        const auto nodes = requested.at(0).at(0).value<std::vector<ir::NodeId>>();
+        QCOMPARE(nodes.size(), r.recompute.dropped.size());
+        QCOMPARE(nodes, panel.recomputedNodes());
     }
 
     void cancelDropsTheRunningResult() {

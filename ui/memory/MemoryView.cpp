@@ -142,6 +142,7 @@ MemoryView::MemoryView(QWidget* parent) : QWidget(parent) {
     tabs_->setTabEnabled(schedulesTab_, false);
     connect(schedules_, &SchedulesPanel::nodesRequested, this, &MemoryView::nodesRequested);
     training_ = new TrainingMemoryPanel(tabs_);
+    connect(training_, &TrainingMemoryPanel::nodesRequested, this, &MemoryView::nodesRequested);
     trainingTab_ = tabs_->addTab(training_, "Training");
     tabs_->setTabEnabled(trainingTab_, false);
     root->addWidget(tabs_, 1);

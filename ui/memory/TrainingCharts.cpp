@@ -175,7 +175,10 @@ void TrainingTimeline::paintEvent(QPaintEvent*) {
 
 // ---- trade-off chart ----------------------------------------------------------------------
 
-TradeoffChart::TradeoffChart(QWidget* parent) : QWidget(parent) { setObjectName("tradeoffChart"); }
+TradeoffChart::TradeoffChart(QWidget* parent) : QWidget(parent) {
+    setObjectName("tradeoffChart");
+    setToolTip("The Pareto curve of recomputation (blue) with store-all, sqrt and all; click a point to plan at its arena");
+}
 
 void TradeoffChart::setPoints(std::vector<TradeoffPoint> points) {
     points_ = std::move(points);
@@ -188,17 +191,9 @@ void TradeoffChart::setCurrent(double extraPasses, int64_t peakBytes) {
     update();
 }
 
-void TradeoffChart::paintEvent(QPaintEvent*) {
-    QPainter p(this);
-    p.setRenderHint(QPainter::Antialiasing);
-    p.fillRect(rect(), palette().base());
-    const QRectF r(76, 22, std::max(10.0, width() - 90.0), std::max(10.0, height() - 52.0));
-    p.setPen(palette().text().color());
-    p.drawText(QRectF(0, 2, width(), 18), Qt::AlignCenter, "Peak vs extra recompute (forward passes)");
-    if (points_.empty()) {
-        p.drawText(r, Qt::AlignCenter, "computing…");
-        return;
-    }
+QRectF TradeoffChart::plotRect() const { return QRectF(76, 22, std::max(10.0, width() - 90.0), std::max(10.0, height() - 52.0)); }
+
+QPointF TradeoffChart::position(double extraPasses, int64_t peakBytes) const {
     double maxX = 0.25, maxY = 1;
     for (const auto& q : points_) {
         maxX = std::max(maxX, q.extraPasses);
@@ -206,7 +201,44 @@ void TradeoffChart::paintEvent(QPaintEvent*) {
     }
     maxX *= 1.1;
     maxY *= 1.1;
-    auto at = [&](double x, double y) { return QPointF(r.left() + r.width() * x / maxX, r.bottom() - r.height() * y / maxY); };
+    const QRectF r = plotRect();
+    return {r.left() + r.width() * extraPasses / maxX, r.bottom() - r.height() * static_cast<double>(peakBytes) / maxY};
+}
+
+int TradeoffChart::pointAt(const QPointF& pos) const {
+    int best = -1;
+    double bestDistance = 10;
+    for (size_t i = 0; i < points_.size(); ++i) {
+        const QPointF d = position(points_[i].extraPasses, points_[i].peakBytes) - pos;
+        const double distance = std::hypot(d.x(), d.y());
+        if (distance <= bestDistance) {
+            best = static_cast<int>(i);
+            bestDistance = distance;
+        }
+    }
+    return best;
+}
+
+void TradeoffChart::mousePressEvent(QMouseEvent* e) {
+    const int i = pointAt(e->position());
+    if (i >= 0) emit pointClicked(i);
+    QWidget::mousePressEvent(e);
+}
+
+void TradeoffChart::paintEvent(QPaintEvent*) {
+    QPainter p(this);
+    p.setRenderHint(QPainter::Antialiasing);
+    p.fillRect(rect(), palette().base());
+    const QRectF r = plotRect();
+    p.setPen(palette().text().color());
+    p.drawText(QRectF(0, 2, width(), 18), Qt::AlignCenter, "Arena vs extra forward passes");
+    if (points_.empty()) {
+        p.drawText(r, Qt::AlignCenter, "computing…");
+        return;
+    }
+    const QPointF origin = position(0, 0), corner = position(1, 1);
+    const double maxX = r.width() / (corner.x() - origin.x()), maxY = r.height() / (origin.y() - corner.y());
+    auto at = [&](double x, double y) { return position(x, static_cast<int64_t>(std::llround(y))); };
     p.drawLine(r.bottomLeft(), r.bottomRight());
     p.drawLine(r.bottomLeft(), r.topLeft());
     for (double t : plot::niceTicks(0, maxY, 4)) {
@@ -217,18 +249,21 @@ void TradeoffChart::paintEvent(QPaintEvent*) {
         const QPointF a = at(t, 0);
         p.drawText(QRectF(a.x() - 20, r.bottom() + 2, 40, 14), Qt::AlignCenter, QString::number(t, 'g', 2));
     }
-    // The budget points as a line (sorted by extra work), strategies as labelled dots.
-    std::vector<TradeoffPoint> sorted = points_;
-    std::sort(sorted.begin(), sorted.end(), [](const auto& a, const auto& b) { return a.extraPasses < b.extraPasses; });
-    p.setPen(QPen(QColor(150, 150, 150), 1, Qt::DotLine));
-    for (size_t i = 1; i < sorted.size(); ++i)
-        p.drawLine(at(sorted[i - 1].extraPasses, static_cast<double>(sorted[i - 1].peakBytes)),
-                   at(sorted[i].extraPasses, static_cast<double>(sorted[i].peakBytes)));
+    // The Pareto curve as a line (sorted by extra work), the references as labelled dots.
+    std::vector<TradeoffPoint> curve;
+    for (const auto& q : points_)
+        if (q.onCurve) curve.push_back(q);
+    std::sort(curve.begin(), curve.end(), [](const auto& a, const auto& b) { return a.extraPasses < b.extraPasses; });
+    p.setPen(QPen(QColor(80, 130, 200), 1.5));
+    for (size_t i = 1; i < curve.size(); ++i)
+        p.drawLine(at(curve[i - 1].extraPasses, static_cast<double>(curve[i - 1].peakBytes)),
+                   at(curve[i].extraPasses, static_cast<double>(curve[i].peakBytes)));
     for (const auto& q : points_) {
         const QPointF c = at(q.extraPasses, static_cast<double>(q.peakBytes));
         p.setPen(Qt::NoPen);
-        p.setBrush(QColor(80, 130, 200));
-        p.drawEllipse(c, 3.5, 3.5);
+        p.setBrush(q.onCurve ? QColor(80, 130, 200) : QColor(120, 120, 120));
+        p.drawEllipse(c, q.onCurve ? 3.0 : 4.0, q.onCurve ? 3.0 : 4.0);
+        if (q.label.isEmpty()) continue;
         p.setPen(palette().text().color());
         p.drawText(c + QPointF(5, -4), q.label);
     }

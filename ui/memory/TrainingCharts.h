@@ -52,9 +52,10 @@ private:
 };
 
 struct TradeoffPoint {
-    QString label;          ///< "none", "sqrt", "56 KiB"
+    QString label;          ///< "store-all", "sqrt", "all"; empty for a point of the Pareto curve
     double extraPasses = 0; ///< extra FLOPs / one forward pass
     int64_t peakBytes = 0;
+    bool onCurve = false;   ///< a point of the Pareto curve (joined by the line), else a reference
 };
 
 class TradeoffChart : public QWidget {
@@ -68,11 +69,22 @@ public:
 
     QSize sizeHint() const override { return {320, 220}; }
     QSize minimumSizeHint() const override { return {200, 140}; }
+    /// The point drawn nearest `pos` (within 10 px), -1 when none: what a click picks.
+    int pointAt(const QPointF& pos) const;
+
+signals:
+    /// A point was clicked: its index in points().
+    void pointClicked(int index);
 
 protected:
     void paintEvent(QPaintEvent*) override;
+    void mousePressEvent(QMouseEvent* e) override;
 
 private:
+    /// Widget position of a point (the same axes paintEvent draws).
+    QPointF position(double extraPasses, int64_t peakBytes) const;
+    QRectF plotRect() const;
+
     std::vector<TradeoffPoint> points_;
     bool hasCurrent_ = false;
     TradeoffPoint current_;

@@ -32,20 +32,19 @@ TrainingPlanResult planTrainingStrategy(const ir::Model& base, const autodiff::R
         out.training = std::make_shared<const autodiff::TrainingMemory>(autodiff::analyzeTrainingMemory(m, *plan, po));
         out.plan = std::move(plan);
         if (!tradeoff) return out;
-        auto point = [&](const QString& label, autodiff::RecomputeOptions o) {
-            ir::Model copy = base;
-            auto r = autodiff::recomputeModel(copy, o, false);
-            if (r.feasible) out.tradeoff.push_back({label, passesOf(r), r.peakAfter});
-            return r;
-        };
-        using S = autodiff::RecomputeOptions::Strategy;
-        const auto none = point("none", {S::None, 0, options.heavy});
-        point("sqrt", {S::Sqrt, 0, options.heavy});
-        point("all", {S::All, 0, options.heavy});
-        for (double f : {0.9, 0.75, 0.6, 0.45})
-            point(QString("%1%").arg(static_cast<int>(f * 100)), {S::Budget, static_cast<int64_t>(f * static_cast<double>(none.peakBefore)), options.heavy});
-        // The slider's low end: the lowest arena any strategy reached.
-        out.lowestPeak = none.peakBefore;
+        // The Pareto curve (every choice planned, core/autodiff RecomputeSearch) with store-all,
+        // √n and all as references: what `grad --recompute pareto` prints.
+        autodiff::RecomputeOptions curveOptions;
+        curveOptions.heavy = options.heavy;
+        const autodiff::RecomputeCurve c = autodiff::recomputeCurve(base, curveOptions);
+        auto passes = [&](double flops) { return c.forwardFlops > 0 ? flops / c.forwardFlops : 0.0; };
+        for (const auto& q : c.curve) out.tradeoff.push_back({QString(), passes(q.extraFlops), q.arenaBytes, true});
+        out.tradeoff.push_back({"store-all", 0.0, c.storeAll.arenaBytes, false});
+        if (c.sqrt.arenaBytes != c.storeAll.arenaBytes || c.sqrt.extraFlops != 0)
+            out.tradeoff.push_back({"sqrt", passes(c.sqrt.extraFlops), c.sqrt.arenaBytes, false});
+        out.tradeoff.push_back({"all", passes(c.all.extraFlops), c.all.arenaBytes, false});
+        // The slider's low end: the lowest arena on the curve.
+        out.lowestPeak = c.storeAll.arenaBytes;
         for (const auto& p : out.tradeoff) out.lowestPeak = std::min(out.lowestPeak, p.peakBytes);
     } catch (const std::exception& e) {
         out.plan.reset();
@@ -64,7 +63,9 @@ TrainingMemoryPanel::TrainingMemoryPanel(QWidget* parent) : QWidget(parent) {
     strategy_->setObjectName("recomputeStrategy");
     strategy_->addItem("none (keep every activation)", "none");
     strategy_->addItem("sqrt (Chen: √n checkpoints)", "sqrt");
-    strategy_->addItem("budget (cheapest first)", "budget");
+    strategy_->addItem("min cut (PyTorch's partitioner)", "mincut");
+    strategy_->addItem("all (recompute every activation)", "all");
+    strategy_->addItem("budget (fewest FLOPs under the arena)", "budget");
     budget_ = new QSlider(Qt::Horizontal, this);
     budget_->setObjectName("recomputeBudget");
     budget_->setRange(0, kSliderSteps);
@@ -79,6 +80,11 @@ TrainingMemoryPanel::TrainingMemoryPanel(QWidget* parent) : QWidget(parent) {
     bar->addWidget(budget_, 1);
     bar->addWidget(budgetLabel_);
     bar->addWidget(heavy_);
+    showRecomputed_ = new QPushButton("Show Recomputed", this);
+    showRecomputed_->setObjectName("showRecomputed");
+    showRecomputed_->setToolTip("Select on the graph the nodes whose outputs this plan recomputes in the backward pass");
+    showRecomputed_->setEnabled(false);
+    bar->addWidget(showRecomputed_);
     cancel_ = new QPushButton("Cancel", this);
     cancel_->setObjectName("cancelRecompute");
     cancel_->setToolTip("Discard the running plan (the worker finishes in the background)");
@@ -111,6 +117,15 @@ TrainingMemoryPanel::TrainingMemoryPanel(QWidget* parent) : QWidget(parent) {
         budgetLabel_->setText(bytesText(o.budgetBytes));
         if (o.strategy == autodiff::RecomputeOptions::Strategy::Budget) debounce_->start();
     });
+    // A point of the curve (or a reference) becomes the plan: a budget at its arena.
+    connect(tradeoff_, &TradeoffChart::pointClicked, this, [this](int i) {
+        const auto& points = tradeoff_->points();
+        if (i < 0 || i >= static_cast<int>(points.size())) return;
+        setBudget(points[static_cast<size_t>(i)].peakBytes);
+        if (strategy_->currentData().toString() == "budget") replan();
+        else setStrategy("budget");
+    });
+    connect(showRecomputed_, &QPushButton::clicked, this, [this] { emit nodesRequested(recomputedNodes()); });
     connect(heavy_, &QCheckBox::toggled, this, [this] {
         needTradeoff_ = true;
         replan();
@@ -170,7 +185,9 @@ bool TrainingMemoryPanel::isPlanning() const { return planJob_.isBusy() || debou
 autodiff::RecomputeOptions TrainingMemoryPanel::currentOptions() const {
     autodiff::RecomputeOptions o;
     const QString s = strategy_->currentData().toString();
-    o.strategy = s == "sqrt" ? autodiff::RecomputeOptions::Strategy::Sqrt
+    o.strategy = s == "sqrt"     ? autodiff::RecomputeOptions::Strategy::Sqrt
+                 : s == "mincut" ? autodiff::RecomputeOptions::Strategy::MinCut
+                 : s == "all"    ? autodiff::RecomputeOptions::Strategy::All
                  : s == "budget" ? autodiff::RecomputeOptions::Strategy::Budget
                                  : autodiff::RecomputeOptions::Strategy::None;
     o.heavy = heavy_->isChecked();
@@ -211,9 +228,19 @@ void TrainingMemoryPanel::showResult(const TrainingPlanResult& r) {
         budgetLabel_->setText(bytesText(currentOptions().budgetBytes));
     }
     timeline_->setData(r.plan, r.training);
+    showRecomputed_->setEnabled(!r.recompute.dropped.empty());
     tradeoff_->setCurrent(passesOf(r.recompute), r.plan->arenaBytes);
     summary_->setText(summaryText());
     emit planReady();
+}
+
+std::vector<ir::NodeId> TrainingMemoryPanel::recomputedNodes() const {
+    std::vector<ir::NodeId> out;
+    if (!model_) return out;
+    for (const auto& name : result_.recompute.dropped)
+        if (auto v = model_->graph.findValue(name); v && model_->graph.value(*v).producer != ir::kNone)
+            out.push_back(model_->graph.value(*v).producer);
+    return out;
 }
 
 QString TrainingMemoryPanel::summaryText() const {

@@ -44,7 +44,7 @@ public:
 
     /// A training model (no recomputation yet) or null / a forward model (the panel says so).
     void setModel(std::shared_ptr<const ir::Model> model);
-    /// "none", "sqrt" or "budget"; replans.
+    /// "none", "sqrt", "mincut", "all" or "budget"; replans.
     void setStrategy(const QString& strategy);
     /// Budget in bytes for the slider (clamped to its range); replans when the budget strategy is on.
     void setBudget(int64_t bytes);
@@ -56,9 +56,12 @@ public:
     TrainingTimeline* timeline() const { return timeline_; }
     TradeoffChart* tradeoffChart() const { return tradeoff_; }
     QString summaryText() const;
+    /// Producers (in the shown training graph) of the activations the current plan recomputes.
+    std::vector<ir::NodeId> recomputedNodes() const;
 
 signals:
     void planReady();
+    void nodesRequested(const std::vector<passlens::ir::NodeId>& nodes);
 
 protected:
     void showEvent(QShowEvent* e) override;
@@ -80,6 +83,7 @@ private:
     QLabel* summary_ = nullptr;
     QTimer* debounce_ = nullptr;
     QPushButton* cancel_ = nullptr;
+    QPushButton* showRecomputed_ = nullptr;
     TrainingTimeline* timeline_ = nullptr;
     TradeoffChart* tradeoff_ = nullptr;
 };
