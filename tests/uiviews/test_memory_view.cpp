@@ -3,6 +3,7 @@
 // rectangle's center emits that buffer's value and its producer/consumers, exports write PNG/SVG,
 // cancel drops a result, and a 1920×1080 screenshot compares two planners side by side.
 #include <QAbstractItemModelTester>
+#include <QComboBox>
 #include <QDir>
 #include <QElapsedTimer>
 #include <QFile>
@@ -21,6 +22,7 @@
 #include "memory/MemoryView.h"
 #include "onnx/Import.h"
 #include "passes/PassManager.h"
+#include "schedule/GraphSchedule.h"
 
 using namespace passlens;
 using passlens::ui::BufferTableModel;
@@ -243,6 +245,31 @@ private slots:
         view.setPlanners("share", "");  // usable again
         QVERIFY(ready.wait(30000));
         QVERIFY(view.snapshot().primary);
+    }
+
+    void scheduleBoxPlansOnTheChosenSchedulersOrder() {
+        // The NAS-cells net of docs/scheduling.md: the best schedule's lifetimes and peak, not the model order's.
+        auto m = std::make_shared<const ir::Model>(onnxio::importModelFile(PASSLENS_NAS_CELLS_MODEL));
+        MemoryView view;
+        QVERIFY(showPlan(view, m, "nas_cells", "best", ""));
+        const int64_t modelOrderBound = view.snapshot().primary->lowerBoundBytes;
+        auto* box = view.findChild<QComboBox*>("scheduleBox");
+        QVERIFY(box);
+        const int best = box->findData(QString("best"));
+        QVERIFY(best >= 0);
+        QSignalSpy ready(&view, &MemoryView::planReady);
+        box->setCurrentIndex(best);
+        QVERIFY(ready.wait(30000));
+        const auto problem = schedule::buildProblem(*m, m->graph);
+        const auto run = schedule::scheduleGraph(*m, m->graph, problem, "best");
+        const auto* shown = view.snapshot().primary.get();
+        QVERIFY(shown);
+        QCOMPARE(shown->scheduleNames.size(), run.schedule.order.size());
+        for (size_t i = 0; i < run.schedule.order.size(); ++i)
+            QCOMPARE(shown->scheduleNames[i], m->graph.node(run.schedule.order[i]).displayName());
+        QCOMPARE(shown->lowerBoundBytes, run.peakLiveBytes);
+        QVERIFY(shown->lowerBoundBytes < modelOrderBound);
+        QCOMPARE(view.lifetimeChart()->drawnItemCount(), static_cast<int>(shown->lifetimes.size()));
     }
 
     void unknownPlannerIsAnErrorNotACrash() {

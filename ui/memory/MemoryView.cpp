@@ -21,6 +21,8 @@
 #include "memory/SchedulesPanel.h"
 #include "memory/TrainingMemoryPanel.h"
 #include "plot/Scale.h"
+#include "schedule/GraphSchedule.h"
+#include "schedule/Schedulers.h"
 
 namespace passlens::ui {
 
@@ -30,12 +32,24 @@ QString bytesText(int64_t b) { return QString::fromStdString(plot::formatBytes(s
 
 PlanSnapshot planSnapshot(const ir::Model& model, const ir::Graph& graph, const QString& primary, const QString& compare,
                           memory::ScheduleKind schedule) {
+    return planSnapshot(model, graph, primary, compare, schedule == memory::ScheduleKind::Model ? QString("model") : QString("memory"));
+}
+
+PlanSnapshot planSnapshot(const ir::Model& model, const ir::Graph& graph, const QString& primary, const QString& compare,
+                          const QString& schedule) {
     PlanSnapshot s;
     try {
         memory::PlanOptions o;
-        o.schedule = schedule;
         o.planner = primary.toStdString();
-        s.primary = std::make_shared<const memory::MemoryPlan>(memory::planMemory(model, graph, o));
+        if (schedule == "model" || schedule == "memory") {
+            o.schedule = schedule == "model" ? memory::ScheduleKind::Model : memory::ScheduleKind::MemoryAware;
+            s.primary = std::make_shared<const memory::MemoryPlan>(memory::planMemory(model, graph, o));
+        } else {
+            // A scheduler of core/schedule (exporter, dfs, ..., search, best): its order, then the planner.
+            const auto problem = schedule::buildProblem(model, graph);
+            const auto run = schedule::scheduleGraph(model, graph, problem, schedule.toStdString());
+            s.primary = std::make_shared<const memory::MemoryPlan>(schedule::planWithSchedule(model, graph, run.schedule, o));
+        }
         if (!compare.isEmpty()) {
             // Same schedule and lifetimes: only the placement differs, so plan the lifetime set.
             auto other = memory::planLifetimes(s.primary->lifetimes, compare.toStdString());
@@ -70,8 +84,12 @@ MemoryView::MemoryView(QWidget* parent) : QWidget(parent) {
     }
     plannerBox_->setCurrentText("best");
     scheduleBox_ = new QComboBox(this);
-    scheduleBox_->addItem("model order", static_cast<int>(memory::ScheduleKind::Model));
-    scheduleBox_->addItem("memory-aware order", static_cast<int>(memory::ScheduleKind::MemoryAware));
+    scheduleBox_->setObjectName("scheduleBox");
+    scheduleBox_->addItem("model order", "model");
+    scheduleBox_->addItem("memory-aware order", "memory");
+    // The schedulers of core/schedule: the lifetime chart and the plan follow the chosen order.
+    for (const auto& name : schedule::schedulerNames())
+        if (name != "exporter") scheduleBox_->addItem(QString::fromStdString(name) + " schedule", QString::fromStdString(name));
     busy_ = new QProgressBar(this);
     busy_->setRange(0, 0);  // the planners report no progress: show activity only
     busy_->setMaximumWidth(120);
@@ -208,7 +226,7 @@ void MemoryView::replan() {
     const ir::Graph* graph = graph_;
     QString primary = plannerBox_->currentData().toString();
     QString compare = compareBox_->currentData().toString();
-    auto schedule = static_cast<memory::ScheduleKind>(scheduleBox_->currentData().toInt());
+    const QString schedule = scheduleBox_->currentData().toString();
     QString title = title_;
     // A newer request supersedes this one (its result is dropped); only the newest is shown.
     planJob_.request(
