@@ -308,6 +308,20 @@ void MainWindow::selectNodes(const std::vector<ir::NodeId>& nodes) {
         for (ir::NodeId n : nodes)
             if (beforeView_->itemForNode(n)) drawn.push_back(n), view = beforeView_;
     if (drawn.empty()) {
+        // Inside collapsed groups: open the groups that hold them, then select the first.
+        SnapshotPtr snap = mainView_->snapshot();
+        if (snap && snap->hierarchy()) {
+            layout::Expansion expanded = snap->expanded;
+            ir::NodeId first = ir::kNone;
+            for (ir::NodeId n : nodes) {
+                if (!snap->graph->hasNode(n)) continue;
+                const auto g = snap->hierarchy()->groupOf(n);
+                if (g == hierarchy::kNoGroup) continue;
+                expanded = layout::withPathTo(*snap->hierarchy(), expanded, g);
+                if (first == ir::kNone) first = n;
+            }
+            if (first != ir::kNone) return showExpansion(std::move(expanded), first);
+        }
         statusBar()->showMessage(tr("These nodes are not in the shown snapshot (removed by the pass; turn on Side by Side to see them)."), 6000);
         return;
     }
