@@ -1,6 +1,8 @@
 // The memory dock's Schedules tab (offscreen) on the NAS-cells net of docs/scheduling.md: exporter
 // order against the best schedule with the any-order bound, the chart the CLI draws, and the
 // tensors live at the best peak sent to the graph. Screenshot: schedules_tab.png.
+#include <algorithm>
+
 #include <QDir>
 #include <QLabel>
 #include <QPushButton>
@@ -82,6 +84,19 @@ private slots:
         button->click();
         QCOMPARE(requested.count(), 1);
         QCOMPARE(requested.at(0).at(0).value<std::vector<ir::NodeId>>(), r.peakNodes);
+        // Stepping through the best order selects each step's node and names the peak step.
+        QCOMPARE(r.bestOrder.size(), r.bestLiveBytes.size());
+        const int peak = static_cast<int>(std::max_element(r.bestLiveBytes.begin(), r.bestLiveBytes.end()) - r.bestLiveBytes.begin());
+        QCOMPARE(r.bestLiveBytes[static_cast<size_t>(peak)], r.bestPeak);
+        panel.showStep(peak);
+        QCOMPARE(requested.count(), 2);
+        QCOMPARE(requested.at(1).at(0).value<std::vector<ir::NodeId>>(), std::vector<ir::NodeId>{r.bestOrder[static_cast<size_t>(peak)]});
+        const QString step = panel.findChild<QLabel*>("scheduleStepLabel")->text();
+        QVERIFY2(step.contains(QString::fromStdString(model->graph.node(r.bestOrder[static_cast<size_t>(peak)]).displayName())) &&
+                     step.contains("(the peak)"),
+                 qPrintable(step));
+        panel.showStep(0);
+        QVERIFY(!panel.findChild<QLabel*>("scheduleStepLabel")->text().contains("(the peak)") || r.bestLiveBytes[0] == r.bestPeak);
         const QImage shot = panel.grab().toImage();
         const QString why = test::whyNotDrawn(shot);
         QVERIFY2(why.isEmpty(), qPrintable(why));

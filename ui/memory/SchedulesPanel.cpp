@@ -3,6 +3,8 @@
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QPushButton>
+#include <QSignalBlocker>
+#include <QSlider>
 #include <QSvgRenderer>
 #include <QSvgWidget>
 #include <QVBoxLayout>
@@ -36,6 +38,8 @@ ScheduleComparison compareSchedules(const ir::Model& model) {
         out.bestName = QString::fromStdString(r.chosen().run.name);
         if (out.bestName.startsWith("best (") && out.bestName.endsWith(")")) out.bestName = out.bestName.mid(6).chopped(1);
         out.bound = r.bound.bytes;
+        out.bestOrder = r.chosen().schedule.order;
+        out.bestLiveBytes = r.plan.liveBytesPerStep;
         // The peak step of the best order, and every planned tensor live at it.
         const auto& live = r.plan.liveBytesPerStep;
         if (!live.empty()) {
@@ -80,6 +84,7 @@ SchedulesPanel::SchedulesPanel(QWidget* parent) : QWidget(parent) {
     summary_->setWordWrap(true);
     summary_->setTextFormat(Qt::RichText);
     summary_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    summary_->setMinimumHeight(2 * summary_->fontMetrics().lineSpacing() + 4);  // the verdict wraps on narrow docks
     bar->addWidget(summary_, 1);
     showPeak_ = new QPushButton("Show Peak Tensors", this);
     showPeak_->setObjectName("showPeakTensors");
@@ -87,12 +92,24 @@ SchedulesPanel::SchedulesPanel(QWidget* parent) : QWidget(parent) {
     showPeak_->setEnabled(false);
     bar->addWidget(showPeak_, 0, Qt::AlignTop);
     root->addLayout(bar);
+    auto* stepBar = new QHBoxLayout;
+    step_ = new QSlider(Qt::Horizontal, this);
+    step_->setObjectName("scheduleStep");
+    step_->setToolTip("Step through the best schedule: the node at each step is selected on the graph");
+    step_->setEnabled(false);
+    stepLabel_ = new QLabel(this);
+    stepLabel_->setObjectName("scheduleStepLabel");
+    stepBar->addWidget(new QLabel("Step through the best order:", this));
+    stepBar->addWidget(step_, 1);
+    stepBar->addWidget(stepLabel_, 1);
+    root->addLayout(stepBar);
     chart_ = new QSvgWidget(this);
     chart_->setObjectName("schedulesChart");
     chart_->setMinimumHeight(120);
     chart_->setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Expanding);
     root->addWidget(chart_, 1);
     connect(showPeak_, &QPushButton::clicked, this, [this] { emit nodesRequested(result_.peakNodes); });
+    connect(step_, &QSlider::valueChanged, this, &SchedulesPanel::showStep);
 }
 
 // job_ stops and waits for its worker; the job holds its own reference to the model.
@@ -133,8 +150,28 @@ void SchedulesPanel::showResult(const ScheduleComparison& r) {
         chart_->renderer()->setAspectRatioMode(Qt::KeepAspectRatio);
     }
     showPeak_->setEnabled(!r.peakNodes.empty());
+    {
+        QSignalBlocker quiet(step_);
+        step_->setRange(0, std::max(0, static_cast<int>(r.bestOrder.size()) - 1));
+        step_->setValue(0);
+    }
+    step_->setEnabled(!r.bestOrder.empty());
+    stepLabel_->clear();
     showPeak_->setText(r.peakNodes.empty() ? QString("Show Peak Tensors") : QString("Show %1 Peak Tensors").arg(r.peakValues.size()));
     emit ready();
+}
+
+void SchedulesPanel::showStep(int step) {
+    if (!model_ || step < 0 || step >= static_cast<int>(result_.bestOrder.size())) return;
+    if (step_->value() != step) return step_->setValue(step);  // valueChanged comes back here
+    const ir::NodeId n = result_.bestOrder[static_cast<size_t>(step)];
+    const int64_t live = step < static_cast<int>(result_.bestLiveBytes.size()) ? result_.bestLiveBytes[static_cast<size_t>(step)] : 0;
+    stepLabel_->setText(QString("step %1 of %2: %3 · live %4%5")
+                            .arg(step)
+                            .arg(result_.bestOrder.size())
+                            .arg(QString::fromStdString(model_->graph.node(n).displayName()), bytesText(live),
+                                 live == result_.bestPeak ? QString(" (the peak)") : QString()));
+    emit nodesRequested({n});
 }
 
 }  // namespace passlens::ui

@@ -3,7 +3,8 @@
 // the best schedule PassLens finds, overlaid, with each peak and the any-order lower bound marked
 // (the chart `passlens-cli memplan --schedule best --svg` writes, from core/report/Charts), a line
 // saying how far each is from the bound, and the tensors live at the best schedule's peak, which
-// one click shows on the graph. Scheduling runs on a worker; a hidden tab costs nothing.
+// one click shows on the graph; a slider steps through the best order node by node. Scheduling
+// runs on a worker; a hidden tab costs nothing.
 #include <QWidget>
 #include <memory>
 #include <vector>
@@ -14,6 +15,7 @@
 
 class QLabel;
 class QPushButton;
+class QSlider;
 class QSvgWidget;
 
 namespace passlens::ui {
@@ -26,6 +28,8 @@ struct ScheduleComparison {
     QString bestName;                     ///< the scheduler `best` kept
     std::vector<ir::ValueId> peakValues;  ///< tensors live at the best schedule's peak step
     std::vector<ir::NodeId> peakNodes;    ///< their producers
+    std::vector<ir::NodeId> bestOrder;    ///< the best schedule, node by node
+    std::vector<int64_t> bestLiveBytes;   ///< live bytes at each of its steps
     QString error;
 };
 
@@ -42,6 +46,8 @@ public:
     /// The model whose main graph is scheduled (null clears). Runs when the panel is visible.
     void setModel(std::shared_ptr<const ir::Model> model);
     const ScheduleComparison& result() const { return result_; }
+    /// Steps through the best schedule: selects the node at `step` on the graph (nodesRequested).
+    void showStep(int step);
     bool isBusy() const { return job_.isBusy(); }
 
 signals:
@@ -62,6 +68,8 @@ private:
     QLabel* summary_ = nullptr;
     QSvgWidget* chart_ = nullptr;
     QPushButton* showPeak_ = nullptr;
+    QSlider* step_ = nullptr;
+    QLabel* stepLabel_ = nullptr;
 };
 
 }  // namespace passlens::ui
