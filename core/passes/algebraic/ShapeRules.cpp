@@ -1,11 +1,13 @@
 // Shape-only rules: Reshape∘Reshape merged, Squeeze/Unsqueeze pairs on the same axes cancelled,
-// and no-op Slice / Pad / Expand removed. All of them move no data, so a rewrite is exact.
+// no-op Slice / Pad / Expand removed, Gather of a Range as a Slice, the complement of a triangle
+// of ones as the other triangle. All of them move or select data only, so a rewrite is exact.
 #include <algorithm>
 #include <limits>
 #include <set>
 
 #include "ir/IntsText.h"
 #include "passes/algebraic/Rules.h"
+#include "passes/fusion/PatternUtil.h"
 #include "passes/match/Match.h"
 
 namespace passlens::passes::algebraic {
@@ -172,6 +174,120 @@ bool expandIsNoOp(const Graph& g, const Node& n) {
     return b && *b == *dims;
 }
 
+/// A scalar that is one dim of a tensor: Gather(Shape(x), scalar index), maybe through Cast. A
+/// size is never negative, which the Gather(Range) rule below needs.
+bool isDimSize(const Graph& g, ValueId v) {
+    NodeId p = g.value(v).producer;
+    if (p != kNone && g.node(p).opType == "Cast" && g.node(p).domain.empty()) p = g.value(g.node(p).inputs[0]).producer;
+    if (p == kNone || g.node(p).opType != "Gather" || !g.node(p).domain.empty()) return false;
+    const Node& gather = g.node(p);
+    const NodeId shape = g.value(gather.inputs[0]).producer;
+    if (shape == kNone || g.node(shape).opType != "Shape" || !g.node(shape).domain.empty()) return false;
+    auto index = constantInts(g, gather.inputs[1]);
+    return index && index->size() == 1 && g.value(gather.inputs[1]).staticDims() == std::vector<int64_t>{};
+}
+
+/// Gather(data, Range(start, n, step), axis) = Slice(data, [start], [n], [axis], [step]) when start
+/// >= 0 and step >= 1 are constants and n is a dim size: the indices are exactly the rows the Slice
+/// keeps (torch's positions = arange(seq) then an embedding lookup).
+bool gatherOfRangeToSlice(Rewriter& rw, NodeId id, Revisit& revisit) {
+    const Graph& g = rw.graph();
+    const Node& n = g.node(id);
+    if (n.inputs.size() < 2) return false;
+    const NodeId rangeId = g.value(n.inputs[1]).producer;
+    if (rangeId == kNone || g.node(rangeId).opType != "Range" || !g.node(rangeId).domain.empty()) return false;
+    const Node& range = g.node(rangeId);
+    const DataType t = g.value(range.outputs[0]).type.elemType;
+    if (t != DataType::Int64 && t != DataType::Int32) return false;
+    rw.setRule("gather-range-slice");
+    auto start = constantInts(g, range.inputs[0]), step = constantInts(g, range.inputs[2]);
+    if (!start || !step || start->size() != 1 || step->size() != 1 || (*start)[0] < 0 || (*step)[0] < 1) {
+        rw.missed({id, rangeId}, "not a Slice: the Range's start and step must be constants with start >= 0 and step >= 1");
+        return true;
+    }
+    if (!isDimSize(g, range.inputs[1])) {
+        rw.missed({id, rangeId}, "not a Slice: the Range's limit is not a dim size (Gather of a Shape), so it may be negative",
+                  {range.inputs[1]});
+        return true;
+    }
+    const int64_t opset = pattern::defaultOpset(rw.model());
+    // Read everything now: adding nodes below may move the node storage `n` and `range` point into.
+    const ValueId limit = range.inputs[1], data = n.inputs[0], out = n.outputs[0], rangeOut = range.outputs[0];
+    const int64_t axis = n.attrInt("axis", 0);
+    const std::string name = n.displayName(), rangeName = range.displayName(), limitName = g.value(limit).name;
+    // The limit as a 1-D tensor: reuse an Unsqueeze of it on axis 0 when the exporter made one.
+    ValueId ends = kNone;
+    for (NodeId r : g.value(limit).consumers) {
+        const Node& u = g.node(r);
+        if (u.opType != "Unsqueeze" || !u.domain.empty() || u.inputs[0] != limit) continue;
+        if (intsFromAttrOrInput(g, u, "axes", 1) == std::vector<int64_t>{0}) ends = u.outputs[0];
+    }
+    if (ends == kNone) {
+        ends = rw.newValue(limitName + "_1d");
+        if (opset >= 13)
+            rw.addNode("Unsqueeze", {limit, rw.newInitializer("axes0", makeTensorOf<int64_t>(DataType::Int64, {1}, {0}))}, {ends}, {}, {},
+                       "the Range's limit as a Slice end");
+        else
+            rw.addNode("Unsqueeze", {limit}, {ends}, {Attribute::makeInts("axes", {0})}, {}, "the Range's limit as a Slice end");
+    }
+    auto ints = [&](const char* hint, int64_t v) { return rw.newInitializer(hint, makeTensorOf<int64_t>(DataType::Int64, {1}, {v})); };
+    std::vector<ValueId> inputs = {data, ints("starts", (*start)[0]), ends, ints("axes", axis)};
+    if ((*step)[0] != 1) inputs.push_back(ints("steps", (*step)[0]));
+    const NodeId slice = rw.replaceNodes({id}, "Slice", inputs, {out}, {},
+                                         name + " gathers rows start, start+step, ... below a dim size: a Slice", name);
+    rw.applied({slice}, name + " of " + rangeName + " became a Slice of rows [" + std::to_string((*start)[0]) + ", " + limitName +
+                            ") step " + std::to_string((*step)[0]));
+    if (g.value(rangeOut).consumers.empty() && !g.value(rangeOut).isGraphOutput) rw.eraseNode(rangeId, "its Gather became a Slice");
+    // The Slice stands where the Gather stood; the Unsqueeze it reads may come later in the list.
+    rw.restoreTopologicalOrder();
+    revisit.push_back(slice);
+    return true;
+}
+
+/// Not(Trilu(ones, k, upper)) = Trilu(ones, k + 1, lower→upper) or (k - 1, upper→lower): the
+/// complement of a triangle of ones is the other triangle, shifted by one diagonal (a causal
+/// mask built as ~tril(ones(seq, seq))).
+bool notOfTriangleOfOnes(Rewriter& rw, NodeId id, Revisit& revisit) {
+    const Graph& g = rw.graph();
+    const Node& n = g.node(id);
+    const NodeId triluId = g.value(n.inputs[0]).producer;
+    if (triluId == kNone || g.node(triluId).opType != "Trilu" || !g.node(triluId).domain.empty()) return false;
+    const Node& trilu = g.node(triluId);
+    const NodeId fillId = g.value(trilu.inputs[0]).producer;
+    rw.setRule("not-triangle");
+    bool ones = false;
+    if (fillId != kNone && g.node(fillId).opType == "ConstantOfShape" && g.node(fillId).domain.empty()) {
+        const Attribute* value = g.node(fillId).attr("value");
+        ones = value && value->t && value->t->dtype == DataType::Bool && value->t->elementCount() == 1 && value->t->data.size() == 1 && value->t->data.data()[0] != std::byte{0};
+    }
+    if (!ones) return false;  // a triangle of data: its complement is no triangle
+    if (g.value(n.inputs[0]).consumers.size() != 1 || g.value(n.inputs[0]).isGraphOutput) {
+        rw.missed({id, triluId}, "not merged: " + trilu.displayName() + "'s mask is also read elsewhere", {n.inputs[0]});
+        return true;
+    }
+    int64_t k = 0;
+    if (trilu.inputs.size() > 1 && trilu.inputs[1] != kNone) {
+        auto kk = constantInts(g, trilu.inputs[1]);
+        if (!kk || kk->size() != 1) {
+            rw.missed({id, triluId}, "not merged: the diagonal k of " + trilu.displayName() + " is not a constant", {trilu.inputs[1]});
+            return true;
+        }
+        k = (*kk)[0];
+    }
+    const bool upper = trilu.attrInt("upper", 1) != 0;
+    const int64_t flippedK = upper ? k - 1 : k + 1;
+    // Read everything before adding: the new initializer may move the node storage.
+    const ValueId ones_ = trilu.inputs[0], out = n.outputs[0];
+    const std::string name = n.displayName(), triluName = trilu.displayName();
+    const ValueId kValue = rw.newInitializer("k", makeTensorOf<int64_t>(DataType::Int64, {}, {flippedK}));
+    const NodeId merged = rw.replaceNodes({triluId, id}, "Trilu", {ones_, kValue}, {out}, {Attribute::makeInt("upper", upper ? 0 : 1)},
+                                          name + " of a triangle of ones is the other triangle", triluName);
+    rw.applied({merged}, name + " of " + triluName + " became one Trilu (" + (upper ? "lower" : "upper") + ", k = " +
+                             std::to_string(flippedK) + ")");
+    revisit.push_back(merged);
+    return true;
+}
+
 }  // namespace
 
 bool simplifyShapeOps(Rewriter& rw, NodeId id, Revisit& revisit) {
@@ -180,6 +296,8 @@ bool simplifyShapeOps(Rewriter& rw, NodeId id, Revisit& revisit) {
     const std::string& op = n.opType;
     if (op == "Reshape" && n.inputs.size() > 1 && n.inputs[1] != kNone) return mergeReshapes(rw, id, revisit);
     if (op == "Squeeze" || op == "Unsqueeze") return cancelSqueezePair(rw, id);
+    if (op == "Gather" && n.domain.empty()) return gatherOfRangeToSlice(rw, id, revisit);
+    if (op == "Not" && n.domain.empty()) return notOfTriangleOfOnes(rw, id, revisit);
     if (op == "Slice" && sliceIsNoOp(g, n)) {
         bypass(rw, id, 0, "slice-noop", "Slice keeps every element (starts 0, ends past the dim, steps 1)");
         return true;
