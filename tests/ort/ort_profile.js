@@ -50,8 +50,11 @@ async function main() {
   }
   fs.mkdirSync(work, { recursive: true });
   const fixtures = loadManifest(dir).filter((f) => !f.rewrite_of && f.opset === 17 && f.shapes === 'static');
+  // PASSLENS_ORT_PROFILE_ONLY=vit,swin: only the models whose file name contains one of the words.
+  const only = (process.env.PASSLENS_ORT_PROFILE_ONLY || '').split(',').filter(Boolean);
   const models = fixtures.map((f) => ({ file: path.join(dir, f.file), fixture: f }))
-    .concat(extra.filter((e) => fs.existsSync(e)).map((e) => ({ file: e, fixture: null })));
+    .concat(extra.filter((e) => fs.existsSync(e)).map((e) => ({ file: e, fixture: null })))
+    .filter((m) => !only.length || only.some((w) => path.basename(m.file).includes(w)));
   const problems = [];
   const tally = { basic: { equal: 0, near: 0, total: 0 }, extended: { equal: 0, near: 0, total: 0 } };
   for (const { file, fixture } of models) {

@@ -22,7 +22,7 @@ bool canBypass(Rewriter& rw, NodeId n, size_t in) {
     ValueId x = g.node(n).inputs[in], y = g.node(n).outputs[0];
     if (!g.value(y).isGraphOutput) return true;
     if (g.value(x).isGraphOutput || g.value(x).isGraphInput || g.value(x).isConstant() || rw.isCapturedBySubgraph(x)) {
-        rw.missed({n}, q(g, n) + " kept: its output " + qv(g, y) + " is a graph output and its input " + qv(g, x) +
+        refuse(rw, {n}, q(g, n) + " kept: its output " + qv(g, y) + " is a graph output and its input " + qv(g, x) +
                            " is a graph input, output or initializer (graph_utils::CanRemoveNode)",
                   {y});
         return false;
@@ -53,21 +53,21 @@ std::vector<RewriteRule> level1Rules() {
     rules.push_back({"EliminateDropout", {"Dropout"}, "", [](Rewriter& rw, NodeId n) {
         const Graph& g = rw.graph();
         const Node& d = g.node(n);
-        // The mask output must be unused; training_mode must not be a non-constant or true input.
+        // The mask output must be unused (graph_utils::IsOutputUsed).
         if (d.outputs.size() > 1 && d.outputs[1] != kNone && match::readerCount(g, d.outputs[1]) > 0) {
-            rw.missed({n}, q(g, n) + " kept: its mask output " + qv(g, d.outputs[1]) + " is read", {d.outputs[1]});
+            refuse(rw, {n}, q(g, n) + " kept: its mask output " + qv(g, d.outputs[1]) + " is read", {d.outputs[1]});
             return false;
         }
+        // ONNX Runtime's inference build does not read training_mode (dropout_elimination.cc checks
+        // the ratio only under ENABLE_TRAINING): the Dropout goes whatever its value.
+        std::string why = "Dropout is the identity at inference";
         if (d.inputs.size() > 2 && d.inputs[2] != kNone) {
             const TensorPtr t = match::constantOf(g, d.inputs[2]);
             bool isFalse = t != nullptr;
             for (size_t i = 0; t && i < t->byteSize(); ++i) isFalse = isFalse && t->data.data()[i] == std::byte{0};
-            if (!isFalse) {
-                rw.missed({n}, q(g, n) + " kept: training_mode " + qv(g, d.inputs[2]) + " is not a constant false", {d.inputs[2]});
-                return false;
-            }
+            if (!isFalse) why += " (ONNX Runtime ignores training_mode " + qv(g, d.inputs[2]) + ", which is not a constant false)";
         }
-        return bypass(rw, n, "Dropout is the identity at inference");
+        return bypass(rw, n, why);
     }});
     rules.push_back({"CastElimination", {"Cast"}, "", [](Rewriter& rw, NodeId n) {
         const Graph& g = rw.graph();

@@ -1,7 +1,10 @@
 // The `onnxruntime` profile: which ort-* pass stands for which ONNX Runtime transformer, and the
 // order of graph_transformer_utils.cc (GenerateTransformers, Level1 then Level2, CPU provider).
+#include <map>
+
 #include "passes/fusion/PatternUtil.h"
 #include "passes/onnxruntime/OrtPasses.h"
+#include "passes/onnxruntime/OrtUtil.h"
 
 namespace passlens::passes::ort {
 
@@ -49,8 +52,50 @@ const std::vector<Entry>& entries() {
         {"ort-skip-layer-norm", Level::Extended},
         {"ort-quick-gelu", Level::Extended},
         {"ort-matmul-scale", Level::Extended},
+        {"ort-level2-repeat", Level::Extended},
     };
     return list;
+}
+
+/// The Run of every registered ort-* pass, so ort-level2-repeat can run the Level2 list again.
+std::map<std::string, OrtPass::Run>& runsByName() {
+    static std::map<std::string, OrtPass::Run> runs;
+    return runs;
+}
+
+/// What a step of the transformer loop can change: nodes (new ones get new ids), their edges and
+/// attribute lists.
+size_t fingerprint(const Graph& g) {
+    size_t h = g.nodeCount();
+    auto mix = [&h](size_t v) { h ^= v + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2); };
+    for (NodeId n : g.nodeOrder()) {
+        const Node& node = g.node(n);
+        mix(n);
+        for (ValueId v : node.inputs) mix(v);
+        for (ValueId v : node.outputs) mix(v);
+        mix(node.attributes.size());
+    }
+    return h;
+}
+
+/// GraphTransformerManager::ApplyTransformers runs a level's list up to 10 steps, again while a
+/// step changed the graph: the profile's Level2 passes are the first step, this is the others.
+/// A fusion that needs an earlier one's output fires here (MatMulScaleFusion removes the Mul
+/// between a Transpose and its MatMul, the next step's MatmulTransposeFusion folds the Transpose).
+void repeatLevel2(Rewriter& rw, int64_t opset) {
+    constexpr int kMaxSteps = 10;
+    std::vector<OrtPass::Run> level2;
+    for (const Entry& e : entries()) {
+        auto it = runsByName().find(e.pass);
+        if (e.level == Level::Extended && it != runsByName().end() && e.pass != std::string("ort-level2-repeat"))
+            level2.push_back(it->second);
+    }
+    const QuietRefusals quiet;
+    for (int step = 1; step < kMaxSteps; ++step) {
+        const size_t before = fingerprint(rw.graph());
+        for (const auto& run : level2) run(rw, opset);
+        if (fingerprint(rw.graph()) == before) break;
+    }
 }
 
 OrtPass::Run rulesRun(std::function<std::vector<RewriteRule>(int64_t)> rules) {
@@ -62,6 +107,7 @@ OrtPass::Run rulesRun(std::function<std::vector<RewriteRule>(int64_t)> rules) {
 void registerOnnxRuntimePasses(PassRegistry& reg) {
     auto add = [&](const char* name, const char* description, OrtPass::Run run) {
         const std::string n = name, d = description;
+        runsByName()[n] = run;
         reg.add(n, d, Level::None, 400, [n, d, run] { return std::make_unique<OrtPass>(n, d, run); });
     };
     add("ort-level1-rules", "ONNX Runtime Level1 rules: EliminateIdentity, EliminateDropout, CastElimination, ExpandElimination, EliminateSlice, NoopElimination, DivMulFusion",
@@ -101,6 +147,8 @@ void registerOnnxRuntimePasses(PassRegistry& reg) {
         rulesRun([](int64_t) { return quickGeluFusion(); }));
     add("ort-matmul-scale", "ONNX Runtime MatMulScaleFusion: scalar Mul/Div around MatMul → com.microsoft FusedMatMul alpha",
         rulesRun([](int64_t) { return matMulScaleFusion(); }));
+    add("ort-level2-repeat", "ONNX Runtime's transformer loop: the Level2 transformers again while a step changes the graph (up to 10 steps), refusals reported once",
+        repeatLevel2);
 }
 
 std::vector<std::string> profilePipeline(Level level) {

@@ -19,14 +19,14 @@ bool fuseContiguous(Rewriter& rw, NodeId second) {
     if (first == kNone) return false;
     const Node& r1 = g.node(first);
     if (outputEdges(g, first) != 1 || producesGraphOutput(g, first) || !match::subgraphReaders(g, r1.outputs[0]).empty()) {
-        rw.missed({first, second}, "ReshapeFusion: " + q(g, first) + " and " + q(g, second) + " not merged: the first Reshape's output is " +
+        refuse(rw, {first, second}, "ReshapeFusion: " + q(g, first) + " and " + q(g, second) + " not merged: the first Reshape's output is " +
                                        readBy(g, first) + (producesGraphOutput(g, first) ? " and a graph output" : ""),
                   {r1.outputs[0]});
         return false;
     }
     auto shape = shapeOf(g, r2.outputs[0]);
     if (!shape || !shape->isStatic()) {
-        rw.missed({first, second}, "ReshapeFusion: " + q(g, first) + " and " + q(g, second) + " not merged: the result shape " +
+        refuse(rw, {first, second}, "ReshapeFusion: " + q(g, first) + " and " + q(g, second) + " not merged: the result shape " +
                                        (shape ? shape->toString() : std::string("?")) + " is not fully known",
                   {r2.outputs[0]});
         return false;
