@@ -51,6 +51,8 @@ std::vector<RewriteRule> gatherToSliceFusion();                       // GatherF
 bool fuseGatherSliceOnSources(Rewriter& rw, int64_t opset);          // GatherFusions.cpp
 std::vector<RewriteRule> matMulTransposeFusion();                     // MatMulFusions.cpp
 std::vector<RewriteRule> matMulScaleFusion();                         // MatMulFusions.cpp
+/// TransposeOptimizer over one graph (level2: the CPU-assigned run, whose handlers add Resize).
+void transposeOptimizer(Rewriter& rw, int64_t opset, bool level2);  // TransposeOptimizer.cpp
 
 /// Registers every ort-* pass (level None: they run from the profile or --passes, never in the
 /// standard pipelines).

@@ -38,8 +38,10 @@ const std::vector<Entry>& entries() {
         {"ort-reshape-fusion", Level::Basic},
         {"ort-gelu-basic", Level::Basic},
         {"fuse-layer-norm", Level::Basic},
+        {"ort-transpose-optimizer", Level::Basic},
         {"dce", Level::Basic},
         {"ort-inline-functions", Level::Basic},
+        {"ort-transpose-optimizer-cpu", Level::Extended},
         {"ort-gemm-activation", Level::Extended},
         {"ort-conv-activation", Level::Extended},
         {"ort-gelu", Level::Extended},
@@ -87,7 +89,9 @@ void repeatLevel2(Rewriter& rw, int64_t opset) {
     std::vector<OrtPass::Run> level2;
     for (const Entry& e : entries()) {
         auto it = runsByName().find(e.pass);
-        if (e.level == Level::Extended && it != runsByName().end() && e.pass != std::string("ort-level2-repeat"))
+        // TransposeOptimizer applies once (ShouldOnlyApplyOnce).
+        const std::string name = e.pass;
+        if (e.level == Level::Extended && it != runsByName().end() && name != "ort-level2-repeat" && name != "ort-transpose-optimizer-cpu")
             level2.push_back(it->second);
     }
     const QuietRefusals quiet;
@@ -120,6 +124,10 @@ void registerOnnxRuntimePasses(PassRegistry& reg) {
         rulesRun([](int64_t opset) { return geluFusion(true, opset); }));
     add("ort-inline-functions", "ONNX Runtime partitioning: function ops without a CPU kernel inlined (HardSwish → HardSigmoid, Mul)",
         rulesRun([](int64_t) { return inlineFunctionsWithoutKernel(); }));
+    add("ort-transpose-optimizer", "ONNX Runtime TransposeOptimizer (Level1): pushes Transposes through the ops after them where that cancels or merges them",
+        [](Rewriter& rw, int64_t opset) { transposeOptimizer(rw, opset, false); });
+    add("ort-transpose-optimizer-cpu", "ONNX Runtime TransposeOptimizer (Level2, nodes on the CPU provider): the Level1 pushes again after partitioning",
+        [](Rewriter& rw, int64_t opset) { transposeOptimizer(rw, opset, true); });
     add("ort-gemm-activation", "ONNX Runtime GemmActivationFusion: Gemm + activation → com.microsoft FusedGemm",
         rulesRun([](int64_t) { return gemmActivationFusion(); }));
     add("ort-conv-activation", "ONNX Runtime ConvActivationFusion: Conv + Relu/Sigmoid/Tanh/LeakyRelu/Clip/HardSigmoid → com.microsoft FusedConv",
