@@ -4,7 +4,10 @@
 // (ConvAdd/ConvMul/ConvBN fusion: the profile runs the standard fuse-conv-scale-shift and
 // fuse-conv-bn passes, which fold the same patterns.)
 #include <algorithm>
+#include <limits>
+#include <optional>
 
+#include "passes/layout/TransposeUtil.h"
 #include "passes/match/Match.h"
 #include "passes/onnxruntime/OrtPasses.h"
 #include "passes/onnxruntime/OrtUtil.h"
@@ -83,17 +86,32 @@ std::vector<RewriteRule> level1Rules() {
         return bypass(rw, n, "Expand to the shape its input already has");
     }});
     rules.push_back({"EliminateSlice", {"Slice"}, "", [](Rewriter& rw, NodeId n) {
+        // slice_elimination.cc: starts, ends (and axes, steps when present) constant, every start
+        // 0, every end INT64_MAX, every step 1; the input's shape is not consulted.
         const Graph& g = rw.graph();
         const Node& s = g.node(n);
-        if (!sameStaticShape(g, s.inputs[0], s.outputs[0])) return false;
-        // Same shape with steps of 1 (or absent) takes every element in order.
-        if (s.inputs.size() > 4 && s.inputs[4] != kNone) {
-            const TensorPtr steps = match::constantOf(g, s.inputs[4]);
-            if (!steps || steps->dtype != DataType::Int64) return false;
-            for (int64_t i = 0; i < steps->elementCount(); ++i)
-                if (steps->as<int64_t>()[i] != 1) return false;
+        auto ints = [&](size_t slot) -> std::optional<std::vector<int64_t>> {
+            if (slot >= s.inputs.size() || s.inputs[slot] == kNone) return std::nullopt;
+            const TensorPtr t = match::constantOf(g, s.inputs[slot]);
+            if (!t) return std::nullopt;
+            return layoututil::intValues(*t);
+        };
+        auto starts = ints(1), ends = ints(2);
+        if (!starts || !ends || starts->empty() || starts->size() != ends->size()) return false;
+        const bool hasAxes = s.inputs.size() > 3 && s.inputs[3] != kNone, hasSteps = s.inputs.size() > 4 && s.inputs[4] != kNone;
+        if (hasAxes) {
+            auto axes = ints(3);
+            if (!axes || axes->size() != starts->size()) return false;
+            if (hasSteps) {
+                auto steps = ints(4);
+                if (!steps || steps->size() != starts->size()) return false;
+                for (int64_t st : *steps)
+                    if (st != 1) return false;
+            }
         }
-        return bypass(rw, n, "Slice takes the whole input");
+        for (size_t i = 0; i < starts->size(); ++i)
+            if ((*starts)[i] != 0 || (*ends)[i] != std::numeric_limits<int64_t>::max()) return false;
+        return bypass(rw, n, "Slice from 0 to INT64_MAX takes the whole input");
     }});
     rules.push_back({"NoopElimination", {"Add", "Sub", "Mul", "Div"}, "", [](Rewriter& rw, NodeId n) {
         // noop_elimination.cc: exactly one input is a constant initializer holding at most one

@@ -33,13 +33,13 @@ const std::vector<Entry>& entries() {
         {"fuse-conv-mul-add", Level::Basic},
         {"cse", Level::Basic},
         {"constant-folding", Level::Basic},
-        {"shape-chain-folding", Level::Basic},
         {"ort-matmul-add", Level::Basic},
         {"ort-reshape-fusion", Level::Basic},
         {"ort-gelu-basic", Level::Basic},
         {"fuse-layer-norm", Level::Basic},
         {"ort-transpose-optimizer", Level::Basic},
         {"dce", Level::Basic},
+        {"ort-level1-repeat", Level::Basic},
         {"ort-inline-functions", Level::Basic},
         {"ort-transpose-optimizer-cpu", Level::Extended},
         {"ort-gemm-activation", Level::Extended},
@@ -81,23 +81,27 @@ size_t fingerprint(const Graph& g) {
 }
 
 /// GraphTransformerManager::ApplyTransformers runs a level's list up to 10 steps, again while a
-/// step changed the graph: the profile's Level2 passes are the first step, this is the others.
-/// A fusion that needs an earlier one's output fires here (MatMulScaleFusion removes the Mul
-/// between a Transpose and its MatMul, the next step's MatmulTransposeFusion folds the Transpose).
-void repeatLevel2(Rewriter& rw, int64_t opset) {
+/// step changed the graph: the profile's passes of the level are the first step, this is the
+/// others, with the level's ort-* rule sets (the standard passes standing in for ConstantFolding,
+/// CSE and the Conv fusions are not repeated). A rewrite that needs an earlier one's output fires
+/// here: at Level1 NoopElimination of an Add whose 0 ConstantFolding computed, at Level2
+/// MatmulTransposeFusion of a Transpose that MatMulScaleFusion's removed Mul kept from its MatMul.
+void repeatLevel(Rewriter& rw, int64_t opset, Level level) {
     constexpr int kMaxSteps = 10;
-    std::vector<OrtPass::Run> level2;
+    std::vector<OrtPass::Run> runs;
     for (const Entry& e : entries()) {
-        auto it = runsByName().find(e.pass);
-        // TransposeOptimizer applies once (ShouldOnlyApplyOnce).
         const std::string name = e.pass;
-        if (e.level == Level::Extended && it != runsByName().end() && name != "ort-level2-repeat" && name != "ort-transpose-optimizer-cpu")
-            level2.push_back(it->second);
+        auto it = runsByName().find(name);
+        // TransposeOptimizer applies once (ShouldOnlyApplyOnce); partitioning is no transformer.
+        if (e.level != level || it == runsByName().end() || name.find("-repeat") != std::string::npos ||
+            name.find("transpose-optimizer") != std::string::npos || name == "ort-inline-functions")
+            continue;
+        runs.push_back(it->second);
     }
     const QuietRefusals quiet;
     for (int step = 1; step < kMaxSteps; ++step) {
         const size_t before = fingerprint(rw.graph());
-        for (const auto& run : level2) run(rw, opset);
+        for (const auto& run : runs) run(rw, opset);
         if (fingerprint(rw.graph()) == before) break;
     }
 }
@@ -156,7 +160,9 @@ void registerOnnxRuntimePasses(PassRegistry& reg) {
     add("ort-matmul-scale", "ONNX Runtime MatMulScaleFusion: scalar Mul/Div around MatMul → com.microsoft FusedMatMul alpha",
         rulesRun([](int64_t) { return matMulScaleFusion(); }));
     add("ort-level2-repeat", "ONNX Runtime's transformer loop: the Level2 transformers again while a step changes the graph (up to 10 steps), refusals reported once",
-        repeatLevel2);
+        [](Rewriter& rw, int64_t opset) { repeatLevel(rw, opset, Level::Extended); });
+    add("ort-level1-repeat", "ONNX Runtime's transformer loop: the Level1 rewrite rules and fusions again while a step changes the graph (up to 10 steps), refusals reported once",
+        [](Rewriter& rw, int64_t opset) { repeatLevel(rw, opset, Level::Basic); });
 }
 
 std::vector<std::string> profilePipeline(Level level) {
