@@ -50,6 +50,16 @@ bool sameStaticShape(const Graph& g, ValueId a, ValueId b) {
 
 std::vector<RewriteRule> level1Rules() {
     std::vector<RewriteRule> rules;
+    rules.push_back({"ConstantNodeToInitializer", {"Constant"}, "", [](Rewriter& rw, NodeId n) {
+        // Graph::Graph turns every Constant node into an initializer when the model loads, also
+        // one whose output is a graph output (a subgraph returning a constant).
+        const Graph& g = rw.graph();
+        const ValueId out = g.node(n).outputs[0];
+        const TensorPtr t = match::constantOf(g, out);
+        if (!t) return false;
+        rw.foldToConstant(out, t, q(g, n) + " is an initializer once ONNX Runtime loads the model");
+        return true;
+    }});
     rules.push_back({"EliminateIdentity", {"Identity"}, "", [](Rewriter& rw, NodeId n) {
         return bypass(rw, n, "Identity forwards its input");
     }});

@@ -2,6 +2,7 @@
 // order of graph_transformer_utils.cc (GenerateTransformers, Level1 then Level2, CPU provider).
 #include <map>
 
+#include "passes/fusion/FusionPasses.h"
 #include "passes/fusion/PatternUtil.h"
 #include "passes/onnxruntime/OrtPasses.h"
 #include "passes/onnxruntime/OrtUtil.h"
@@ -45,6 +46,7 @@ const std::vector<Entry>& entries() {
         {"ort-gemm-activation", Level::Extended},
         {"ort-conv-activation", Level::Extended},
         {"ort-gelu", Level::Extended},
+        {"ort-layer-norm", Level::Extended},
         {"ort-simplified-layer-norm", Level::Extended},
         {"ort-attention", Level::Extended},
         {"ort-gather-slice-to-split", Level::Extended},
@@ -138,6 +140,11 @@ void registerOnnxRuntimePasses(PassRegistry& reg) {
         rulesRun([](int64_t) { return convActivationFusion(); }));
     add("ort-gelu", "ONNX Runtime GeluFusion (Level2): the Erf form of GELU → com.microsoft Gelu",
         rulesRun([](int64_t opset) { return geluFusion(false, opset); }));
+    add("ort-layer-norm", "ONNX Runtime LayerNormFusion (Level2): the decomposed layer norm → LayerNormalization at any opset (ONNX Runtime's own schema, since-version 1)",
+        [](Rewriter& rw, int64_t opset) {
+            rw.setRule("LayerNormFusion");
+            fuseLayerNorms(rw, opset, 1);
+        });
     add("ort-simplified-layer-norm", "ONNX Runtime SimplifiedLayerNormFusion: RMSNorm → SimplifiedLayerNormalization",
         rulesRun([](int64_t) { return simplifiedLayerNormFusion(); }));
     add("ort-attention", "ONNX Runtime AttentionFusion: explains, per attention block, which anchor condition fails (rewrites nothing)",
