@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <limits>
 #include <map>
 
 #include "PassTestSupport.h"
@@ -346,4 +347,104 @@ TEST(OrtProfile, CliProfileOptions) {
     EXPECT_NE(r.err.find("levels basic and extended"), std::string::npos) << r.err;
     r = test::runCli({"explain", "missing.onnx", "--profile", "onnxruntime", "--node", "x"});
     EXPECT_EQ(r.exitCode, 2);
+}
+
+// ---- TransposeOptimizer, the transformer loop, Level1 eliminations -------------------------------
+
+namespace {
+
+Attribute perm(std::vector<int64_t> p) { return Attribute::makeInts("perm", std::move(p)); }
+
+/// ConvNeXt's block end: NHWC → Transpose → Mul(γ) → Add(residual, itself a Transpose) → Transpose back.
+Model transposeChain() {
+    GraphBuilder b("tchain", 17);
+    ValueId x = b.input("x", DataType::Float, {1, 4, 4, 8});
+    ValueId r = b.input("r", DataType::Float, {1, 4, 4, 8});
+    ValueId t = b.op("Transpose", {x}, {perm({0, 3, 1, 2})}, "t");
+    ValueId res = b.op("Transpose", {r}, {perm({0, 3, 1, 2})}, "res");
+    ValueId m = b.op("Mul", {b.constant("gamma", randomFloats({8, 1, 1}, 4)), t}, {}, "mul");
+    ValueId a = b.op("Add", {m, res}, {}, "add");
+    b.output(b.op("Transpose", {a}, {perm({0, 2, 3, 1})}, "back"));
+    return b.finish();
+}
+
+}  // namespace
+
+TEST(OrtProfile, TransposeOptimizerCancelsThroughBroadcastOps) {
+    Model m = transposeChain();
+    const Model before = m;
+    const PassResult r = run("ort-transpose-optimizer", m);
+    EXPECT_EQ(opCounts(m.graph)["Transpose"], 0) << "the three Transposes cancel through Mul and Add";
+    EXPECT_EQ(opCounts(m.graph)["Mul"], 1);
+    EXPECT_TRUE(test::hasRemark(r, RemarkKind::Applied, "TransposeOptimizer", "pushed through `mul`"));
+    expectSameOutputs(before, m);
+}
+
+TEST(OrtProfile, TransposeOptimizerKeepsATransposeThatWouldNotCancel) {
+    // Relu then a graph output: pushing costs the input's rank back on the output (cost 0).
+    GraphBuilder b("keep", 17);
+    ValueId t = b.op("Transpose", {b.input("x", DataType::Float, {2, 3, 4})}, {perm({0, 2, 1})}, "t");
+    b.output(b.op("Relu", {t}, {}, "relu"));
+    Model m = b.finish();
+    const PassResult r = run("ort-transpose-optimizer", m);
+    EXPECT_EQ(opCounts(m.graph)["Transpose"], 1);
+    EXPECT_TRUE(test::hasRemark(r, RemarkKind::Missed, "TransposeOptimizer", "`t` stays above `relu`"));
+}
+
+TEST(OrtProfile, TransposeOptimizerPushesThroughScalarGather) {
+    // Swin's qkv split: Transpose [2, 0, 3, 1, 4] then Gather(axis 0, scalar) → Gather on axis 2.
+    GraphBuilder b("gather", 17);
+    ValueId t = b.op("Transpose", {b.input("x", DataType::Float, {2, 5, 3, 4, 6})}, {perm({2, 0, 3, 1, 4})}, "t");
+    ValueId idx = b.constant("i", int64Tensor({}, {1}));
+    ValueId gq = b.op("Gather", {t, idx}, {Attribute::makeInt("axis", 0)}, "gather");
+    b.output(b.op("Transpose", {gq}, {perm({0, 1, 3, 2})}, "kt"));
+    Model m = b.finish();
+    const Model before = m;
+    run("ort-transpose-optimizer", m);
+    EXPECT_EQ(onlyNode(m, "Gather").attrInt("axis", -1), 2);
+    EXPECT_EQ(opCounts(m.graph)["Transpose"], 1) << "the pushed Transpose merges with the next one";
+    expectSameOutputs(before, m);
+}
+
+TEST(OrtProfile, Level2LoopFoldsTheTransposeTheScaleHid) {
+    // q·scale @ kᵀ: the first MatmulTransposeFusion step sees Mul, not the Transpose of q;
+    // MatMulScaleFusion removes the Mul, the loop's next step folds q's Transpose (transBatchA).
+    GraphBuilder b("loop", 17);
+    ValueId q = b.op("Transpose", {b.input("q", DataType::Float, {5, 2, 4})}, {perm({1, 0, 2})}, "tq");
+    ValueId k = b.op("Transpose", {b.input("k", DataType::Float, {5, 2, 4})}, {perm({1, 2, 0})}, "tk");
+    ValueId s = b.op("Mul", {q, b.scalar("scale", 0.5f)}, {}, "scale");
+    b.output(b.op("MatMul", {s, k}, {}, "mm"));
+    Model m = b.finish();
+    for (const char* p : {"ort-matmul-transpose", "ort-matmul-scale"}) run(p, m);
+    EXPECT_EQ(opCounts(m.graph)["Transpose"], 1) << "one step leaves q's Transpose";
+    const PassResult r = run("ort-level2-repeat", m);
+    EXPECT_EQ(opCounts(m.graph)["Transpose"], 0);
+    EXPECT_EQ(onlyNode(m, "FusedMatMul").attrInt("transBatchA", 0), 1);
+    for (const auto& remark : r.remarks) EXPECT_NE(remark.kind, RemarkKind::Missed) << "the loop reports refusals once: " << remark.message;
+}
+
+TEST(OrtProfile, EliminateSliceOnlyFromZeroToInt64Max) {
+    GraphBuilder b("slice", 17);
+    ValueId x = b.input("x", DataType::Float, {4, 3});
+    ValueId whole = b.op("Slice", {x, b.ints("s0", {0}), b.ints("e0", {std::numeric_limits<int64_t>::max()})}, {}, "whole");
+    // Also the whole input, but by its size: ONNX Runtime does not read the shape.
+    ValueId bySize = b.op("Slice", {whole, b.ints("s1", {0}), b.ints("e1", {4})}, {}, "by_size");
+    b.output(b.op("Relu", {bySize}, {}, "relu"));
+    Model m = b.finish();
+    run("ort-level1-rules", m);
+    EXPECT_EQ(opCounts(m.graph)["Slice"], 1);
+    EXPECT_EQ(onlyNode(m, "Slice").name, "by_size");
+}
+
+TEST(OrtProfile, EliminateDropoutIgnoresTrainingMode) {
+    // Swin's exports: Dropout(ratio 0, training_mode true); the inference build never reads it.
+    GraphBuilder b("dropout", 17);
+    ValueId x = b.input("x", DataType::Float, {2, 3});
+    ValueId mode = b.constant("training_mode", makeTensorOf(DataType::Bool, {}, std::vector<uint8_t>{1}));
+    ValueId d = b.op("Dropout", {x, b.scalar("ratio", 0.f), mode}, {}, "dropout");
+    b.output(b.op("Relu", {d}, {}, "relu"));
+    Model m = b.finish();
+    const PassResult r = run("ort-level1-rules", m);
+    EXPECT_EQ(opCounts(m.graph)["Dropout"], 0);
+    EXPECT_TRUE(test::hasRemark(r, RemarkKind::Applied, "EliminateDropout", "ignores training_mode"));
 }

@@ -536,7 +536,9 @@ private:
 void transposeOptimizer(Rewriter& rw, int64_t opset, bool level2) {
     // The optimizer supports ONNX opsets 7 to 23 (kMinSupportedOpset, kMaxSupportedOpset).
     if (opset < 7 || opset > 23) return;
+    rw.setRule("TransposeOptimizer");
     TransposeOptimizer(rw, opset, level2).run();
+    rw.setRule("");
 }
 
 }  // namespace passlens::passes::ort
