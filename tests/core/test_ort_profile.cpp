@@ -7,11 +7,15 @@
 #include <cmath>
 #include <limits>
 #include <map>
+#include <set>
 
 #include "PassTestSupport.h"
 #include "TestSupport.h"
+#include <nlohmann/json.hpp>
+
 #include "eval/Interpreter.h"
 #include "examples/Builder.h"
+#include "onnx/Import.h"
 #include "passes/PassManager.h"
 #include "passes/onnxruntime/OrtPasses.h"
 
@@ -447,4 +451,97 @@ TEST(OrtProfile, EliminateDropoutIgnoresTrainingMode) {
     const PassResult r = run("ort-level1-rules", m);
     EXPECT_EQ(opCounts(m.graph)["Dropout"], 0);
     EXPECT_TRUE(test::hasRemark(r, RemarkKind::Applied, "EliminateDropout", "ignores training_mode"));
+}
+
+// ---- explain --profile onnxruntime on the committed exports: every refusal accounted for -------
+
+namespace {
+
+std::string fixture(const std::string& name) { return std::string(PASSLENS_FIXTURES_DIR) + "/" + name; }
+
+/// The attention blocks of an export: each Softmax whose output reaches a MatMul (through a
+/// Dropout or Cast at most), named by that Softmax.
+std::multiset<std::string> attentionBlocks(const Model& m) {
+    std::multiset<std::string> out;
+    const Graph& g = m.graph;
+    for (NodeId n : g.nodeOrder()) {
+        if (g.node(n).opType != "Softmax") continue;
+        std::vector<ValueId> frontier{g.node(n).outputs[0]};
+        bool reachesMatMul = false;
+        for (int hop = 0; hop < 2 && !reachesMatMul; ++hop) {
+            std::vector<ValueId> next;
+            for (ValueId v : frontier)
+                for (NodeId c : g.value(v).consumers) {
+                    const std::string& op = g.node(c).opType;
+                    if (op == "MatMul") reachesMatMul = true;
+                    if (op == "Dropout" || op == "Cast") next.push_back(g.node(c).outputs[0]);
+                }
+            frontier = next;
+        }
+        if (reachesMatMul) out.insert(g.node(n).name);
+    }
+    return out;
+}
+
+nlohmann::json explainOrt(const std::string& model) {
+    const test::CliResult r = test::runCli({"explain", model, "--profile", "onnxruntime", "--json"});
+    EXPECT_EQ(r.exitCode, 0) << r.err;
+    return nlohmann::json::parse(r.out)["fusions"];
+}
+
+}  // namespace
+
+TEST(OrtProfile, ExplainNamesTheAttentionConditionOfEveryBlock) {
+    // ONNX Runtime 1.30 fuses no Attention in these exports (ort_profile.js checks its output has
+    // none); explain must say, once per block, which condition failed and at which node.
+    for (const char* file : {"vit_tiny_static.onnx", "transformer_encoder_static.onnx", "gpt_tiny_static.onnx"}) {
+        SCOPED_TRACE(file);
+        const Model m = onnxio::importModelFile(fixture(file));
+        const std::multiset<std::string> blocks = attentionBlocks(m);
+        ASSERT_GE(blocks.size(), 2u) << "each export has two attention layers";
+        std::multiset<std::string> named;
+        for (const auto& f : explainOrt(fixture(file))) {
+            if (f["rule"] != "AttentionFusion") continue;
+            EXPECT_FALSE(f["applied"].get<bool>()) << f["message"];
+            const std::string message = f["message"];
+            EXPECT_NE(message.find("not applied"), std::string::npos) << message;
+            EXPECT_NE(message.find("ONNX Runtime"), std::string::npos) << "the condition is ONNX Runtime's: " << message;
+            for (const auto& n : f["nodes"])
+                if (blocks.count(n.get<std::string>())) named.insert(n.get<std::string>());
+        }
+        EXPECT_EQ(named, blocks) << "one AttentionFusion remark per attention block, naming its Softmax";
+    }
+}
+
+TEST(OrtProfile, ExplainNamesEveryLayerNormOfTheVitLeftUnfused) {
+    // The LayerNormalizations the extended profile leaves (ONNX Runtime's own output has the same
+    // histogram, ort_profile.js) each have a SkipLayerNormFusion refusal naming them.
+    const std::string model = fixture("vit_tiny_static.onnx");
+    const std::string out = std::string(PASSLENS_TEST_TMP) + "/ort_vit_extended.onnx";
+    const test::CliResult r = test::runCli({"optimize", model, "-o", out, "--profile", "onnxruntime", "--level", "extended"});
+    ASSERT_EQ(r.exitCode, 0) << r.err;
+    const Model optimized = onnxio::importModelFile(out);
+    std::set<std::string> unfused;
+    size_t skipNodes = 0;
+    for (NodeId n : optimized.graph.nodeOrder()) {
+        if (optimized.graph.node(n).opType == "LayerNormalization") unfused.insert(optimized.graph.node(n).name);
+        skipNodes += optimized.graph.node(n).opType == "SkipLayerNormalization";
+    }
+    const std::map<std::string, int> exported = opCounts(onnxio::importModelFile(model).graph);
+    EXPECT_EQ(unfused.size() + skipNodes, size_t(exported.at("LayerNormalization")));
+    ASSERT_GE(unfused.size(), 1u);
+    std::set<std::string> explained;
+    size_t applied = 0;
+    for (const auto& f : explainOrt(model)) {
+        const std::string rule = f["rule"];
+        if (rule.rfind("SkipLayerNormFusion", 0) != 0) continue;
+        if (f["applied"].get<bool>()) {
+            ++applied;
+            continue;
+        }
+        for (const auto& n : f["nodes"])
+            if (unfused.count(n.get<std::string>())) explained.insert(n.get<std::string>());
+    }
+    EXPECT_EQ(explained, unfused) << "every LayerNormalization ONNX Runtime leaves has the refusal that kept it";
+    EXPECT_EQ(applied, skipNodes);
 }
