@@ -5,6 +5,8 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <fstream>
+#include <sstream>
 #include <limits>
 #include <map>
 #include <set>
@@ -544,4 +546,34 @@ TEST(OrtProfile, ExplainNamesEveryLayerNormOfTheVitLeftUnfused) {
     }
     EXPECT_EQ(explained, unfused) << "every LayerNormalization ONNX Runtime leaves has the refusal that kept it";
     EXPECT_EQ(applied, skipNodes);
+}
+
+TEST(OrtProfile, DocsQuoteTheExplainOutput) {
+    // docs/ort-attention-vit.md quotes `explain --profile onnxruntime` after a marker naming the
+    // export; every quoted line must be a line the CLI prints today.
+    std::ifstream page(std::string(PASSLENS_FIXTURES_DIR) + "/../../docs/ort-attention-vit.md");
+    ASSERT_TRUE(page) << "docs/ort-attention-vit.md";
+    std::string line, model;
+    std::vector<std::string> quoted;
+    bool inBlock = false;
+    while (std::getline(page, line)) {
+        if (line.rfind("<!-- explain: ", 0) == 0) {
+            model = line.substr(14, line.find(" -->") - 14);
+            continue;
+        }
+        if (!model.empty() && line.rfind("```", 0) == 0) {
+            if (inBlock) break;
+            inBlock = true;
+            continue;
+        }
+        if (inBlock) quoted.push_back(line);
+    }
+    ASSERT_EQ(model, "vit_tiny_static.onnx");
+    ASSERT_GE(quoted.size(), 3u);
+    const test::CliResult r = test::runCli({"explain", fixture(model), "--profile", "onnxruntime"});
+    ASSERT_EQ(r.exitCode, 0) << r.err;
+    std::set<std::string> printed;
+    std::istringstream out(r.out);
+    while (std::getline(out, line)) printed.insert(line);
+    for (const auto& q : quoted) EXPECT_TRUE(printed.count(q)) << "docs/ort-attention-vit.md quotes a line explain no longer prints:\n" << q;
 }
