@@ -577,3 +577,27 @@ TEST(OrtProfile, DocsQuoteTheExplainOutput) {
     while (std::getline(out, line)) printed.insert(line);
     for (const auto& q : quoted) EXPECT_TRUE(printed.count(q)) << "docs/ort-attention-vit.md quotes a line explain no longer prints:\n" << q;
 }
+
+TEST(OrtProfile, ConvMulFusionTakesPerChannelScalesOnly) {
+    // ConvMulFusion folds B of shape [C, 1, 1]; a [1] scale (Paddle's per-tensor form) stays a Mul.
+    auto model = [](std::vector<int64_t> bDims) {
+        GraphBuilder b("convmul", 17);
+        ValueId x = b.input("x", DataType::Float, {1, 2, 5, 5});
+        ValueId c = b.op("Conv", {x, b.constant("w", randomFloats({4, 2, 3, 3}, 5)), b.constant("bias", randomFloats({4}, 6))},
+                         {Attribute::makeInts("pads", {1, 1, 1, 1})}, "conv");
+        int64_t n = 1;
+        for (int64_t d : bDims) n *= d;
+        ValueId m = b.op("Mul", {c, b.constant("scale", makeTensorOf(DataType::Float, bDims, std::vector<float>(size_t(n), 0.5f)))}, {}, "mul");
+        b.output(b.op("Relu", {m}, {}, "relu"));
+        return b.finish();
+    };
+    Model perChannel = model({4, 1, 1});
+    const Model before = perChannel;
+    run("ort-level1-rules", perChannel);
+    EXPECT_EQ(opCounts(perChannel.graph)["Mul"], 0);
+    expectSameOutputs(before, perChannel);
+    Model perTensor = model({1});
+    const PassResult r = run("ort-level1-rules", perTensor);
+    EXPECT_EQ(opCounts(perTensor.graph)["Mul"], 1);
+    EXPECT_TRUE(test::hasRemark(r, RemarkKind::Missed, "ConvMulFusion", "has shape [1], ONNX Runtime needs [C, 1, 1] or a scalar"));
+}

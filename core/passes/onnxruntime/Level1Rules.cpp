@@ -170,6 +170,8 @@ std::vector<RewriteRule> level1Rules() {
         if (g.hasNode(n) && outputEdges(g, n) == 0) rw.eraseNode(n, name + " is no longer read");
         return true;
     }});
+    // ConvAddFusion, ConvMulFusion (then the standard fuse-conv-bn for ConvBNFusion).
+    for (RewriteRule& r : convScaleFusions()) rules.push_back(std::move(r));
     return rules;
 }
 

@@ -34,6 +34,7 @@ private:
 
 // The rule sets, one per ONNX Runtime transformer (each file holds one theme).
 std::vector<RewriteRule> level1Rules();                               // Level1Rules.cpp
+std::vector<RewriteRule> convScaleFusions();                          // ConvScaleFusions.cpp
 std::vector<RewriteRule> matMulAddFusion();                           // MatMulAddFusion.cpp
 std::vector<RewriteRule> reshapeFusion();                             // ReshapeFusion.cpp
 std::vector<RewriteRule> geluFusion(bool level1, int64_t opset);      // GeluFusions.cpp

@@ -31,7 +31,6 @@ const std::vector<Entry>& entries() {
     static const std::vector<Entry> list{
         {"ort-level1-rules", Level::Basic},
         {"fuse-conv-bn", Level::Basic},
-        {"fuse-conv-mul-add", Level::Basic},
         {"cse", Level::Basic},
         {"constant-folding", Level::Basic},
         {"ort-matmul-add", Level::Basic},

@@ -2,11 +2,12 @@
 // contiguous Reshapes (each read only by the next) whose final shape is fully known become one
 // Reshape to that shape (FuseContiguousReshapes), and a Reshape whose target is a Concat of
 // constants and Shape chains becomes a Reshape to a constant target (Fuse_Subgraph): an entry
-// that is dim k of the Reshape's input (or a dim with the same graph-input symbol) at position k becomes 0,
-// a constant stays, and one entry that is neither becomes -1; the chain is left to dead-code
-// removal.
+// Unsqueeze(Gather(Shape(r), k)) at position k, with r's dim k the input's (the same value or the
+// same graph-input symbol), becomes 0, a nonzero constant stays, and one more entry of one
+// element becomes -1; the chain is left to dead-code removal.
 #include "ir/IntsText.h"
 #include "passes/ShapeChain.h"
+#include "passes/layout/TransposeUtil.h"
 #include "passes/match/Match.h"
 #include "passes/onnxruntime/OrtPasses.h"
 #include "passes/onnxruntime/OrtUtil.h"
@@ -71,26 +72,33 @@ bool fuseShapeSubgraph(Rewriter& rw, NodeId reshapeId) {
     const ValueId x = reshape.inputs[0];
     std::vector<int64_t> target;
     for (ValueId piece : g.node(concat).inputs) {
-        const ShapeTrace t = traceShapeVector(g, piece);
-        if (!t.ok() || t.wholeShapeOf != kNone) {
-            // An input that is not a shape chain: one such entry may become -1 when it is one element.
-            auto s = shapeOf(g, piece);
-            if (s && s->rank() <= 1 && (s->rank() == 0 || (s->dims[0].isStatic() && *s->dims[0].value == 1))) {
-                target.push_back(-1);
+        const size_t pos = target.size();
+        if (const TensorPtr c = match::constantOf(g, piece)) {
+            auto values = layoututil::intValues(*c);
+            if (!values) return false;
+            for (int64_t v : *values) {
+                // A constant 0 would copy the input's dim: ONNX Runtime does not take that meaning on.
+                if (v == 0) return false;
+                target.push_back(v);
+            }
+            continue;
+        }
+        // Unsqueeze(Gather(Shape(root), k)) with k this position and root's dim k the input's.
+        const NodeId unsq = producer(g, piece, "Unsqueeze");
+        const NodeId gather = unsq != kNone ? producer(g, g.node(unsq).inputs[0], "Gather") : kNone;
+        const NodeId shape = gather != kNone ? producer(g, g.node(gather).inputs[0], "Shape") : kNone;
+        if (shape != kNone && g.node(gather).attrInt("axis", 0) == 0) {
+            const TensorPtr idx = match::constantOf(g, g.node(gather).inputs[1]);
+            auto k = idx && idx->elementCount() == 1 ? layoututil::intValues(*idx) : std::nullopt;
+            if (k && (*k)[0] == int64_t(pos) && sameDimForOrt(g, g.node(shape).inputs[0], x, pos)) {
+                target.push_back(0);
                 continue;
             }
-            return false;
         }
-        for (const ShapeEntry& e : t.entries) {
-            const size_t pos = target.size();
-            if (e.literal) {
-                target.push_back(*e.literal);
-            } else if (e.dim == pos && sameDimForOrt(g, e.source, x, pos)) {
-                target.push_back(0);
-            } else {
-                target.push_back(-1);
-            }
-        }
+        // Anything else of one element may be the one -1.
+        auto s = shapeOf(g, piece);
+        if (!s || s->rank() != 1 || !s->dims[0].isStatic() || *s->dims[0].value != 1) return false;
+        target.push_back(-1);
     }
     int minusOnes = 0;
     for (int64_t v : target) minusOnes += v == -1;
