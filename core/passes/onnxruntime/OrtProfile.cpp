@@ -24,9 +24,9 @@ struct Entry {
 };
 
 // ONNX Runtime 1.30, CPU execution provider. Standard passes stand in where they do the same work:
-// cse (CommonSubexpressionElimination), constant-folding and shape-chain-folding (ConstantFolding,
-// which also folds Shape of a static shape), fuse-conv-bn and fuse-conv-mul-add (ConvBNFusion,
-// ConvMulFusion, ConvAddFusion), fuse-layer-norm (LayerNormFusion into LayerNormalization).
+// cse (CommonSubexpressionElimination), constant-folding (ConstantFolding: Shape only of a fully
+// static shape, so shape-chain-folding is not here), fuse-conv-bn (ConvBNFusion), fuse-layer-norm
+// (LayerNormFusion into ONNX's LayerNormalization). ConvAdd/ConvMulFusion are in ort-level1-rules.
 const std::vector<Entry>& entries() {
     static const std::vector<Entry> list{
         {"ort-level1-rules", Level::Basic},
