@@ -601,3 +601,43 @@ TEST(OrtProfile, ConvMulFusionTakesPerChannelScalesOnly) {
     EXPECT_EQ(opCounts(perTensor.graph)["Mul"], 1);
     EXPECT_TRUE(test::hasRemark(r, RemarkKind::Missed, "ConvMulFusion", "has shape [1], ONNX Runtime needs [C, 1, 1] or a scalar"));
 }
+
+TEST(OrtProfile, FastGeluFusionBothFormulas) {
+    // GPT-2's gelu_new: 0.5·x·(1 + tanh(√(2/π)·(x + 0.044715·x³))), with Pow (second formula) or
+    // as x·0.044715·x (first formula).
+    auto model = [](bool pow, bool tapTanh) {
+        GraphBuilder b("fastgelu", 17);
+        ValueId x = b.input("x", DataType::Float, {2, 8});
+        ValueId inner;
+        if (pow) {
+            ValueId cube = b.op("Pow", {x, b.scalar("three", 3.f)}, {}, "pow");
+            ValueId c = b.op("Mul", {cube, b.scalar("c", 0.044715f)}, {}, "mul_c");
+            ValueId s = b.op("Add", {x, c}, {}, "add_x");
+            inner = b.op("Mul", {s, b.scalar("k", 0.7978845834732056f)}, {}, "mul_k");
+        } else {
+            ValueId m1 = b.op("Mul", {x, b.scalar("c", 0.044715f)}, {}, "mul_c");
+            ValueId m2 = b.op("Mul", {m1, x}, {}, "mul_x");
+            ValueId a1 = b.op("Add", {m2, b.scalar("one1", 1.f)}, {}, "add_1");
+            ValueId m4 = b.op("Mul", {x, b.scalar("k", 0.7978845834732056f)}, {}, "mul_k");
+            inner = b.op("Mul", {a1, m4}, {}, "mul_inner");
+        }
+        ValueId t = b.op("Tanh", {inner}, {}, "tanh");
+        if (tapTanh) b.output(b.op("Neg", {t}, {}, "tap"));
+        ValueId a2 = b.op("Add", {t, b.scalar("one", 1.f)}, {}, "add_one");
+        ValueId half = b.op("Mul", {x, b.scalar("half", 0.5f)}, {}, "half");
+        // The GELU's Mul may not write a graph output (CheckNode), so a Relu reads it.
+        b.output(b.op("Relu", {b.op("Mul", {half, a2}, {}, "gelu")}, {}, "relu"));
+        return b.finish();
+    };
+    for (bool pow : {true, false}) {
+        Model m = model(pow, false);
+        run("ort-fast-gelu", m);
+        EXPECT_EQ(opCounts(m.graph)["FastGelu"], 1) << (pow ? "Pow form" : "Mul form");
+        EXPECT_EQ(m.graph.nodeCount(), 2u);
+        EXPECT_EQ(onlyNode(m, "FastGelu").domain, "com.microsoft");
+    }
+    Model tapped = model(true, true);
+    const PassResult r = run("ort-fast-gelu", tapped);
+    EXPECT_EQ(opCounts(tapped.graph)["FastGelu"], 0);
+    EXPECT_TRUE(test::hasRemark(r, RemarkKind::Missed, "FastGeluFusion", "does not go into a Tanh read once"));
+}

@@ -39,6 +39,7 @@ std::vector<RewriteRule> matMulAddFusion();                           // MatMulA
 std::vector<RewriteRule> reshapeFusion();                             // ReshapeFusion.cpp
 std::vector<RewriteRule> geluFusion(bool level1, int64_t opset);      // GeluFusions.cpp
 std::vector<RewriteRule> biasGeluFusion();                            // GeluFusions.cpp
+std::vector<RewriteRule> fastGeluFusion();                            // FastGeluFusion.cpp
 std::vector<RewriteRule> quickGeluFusion();                           // GeluFusions.cpp
 std::vector<RewriteRule> convActivationFusion();                      // ActivationFusions.cpp
 std::vector<RewriteRule> gemmActivationFusion();                      // ActivationFusions.cpp

@@ -53,6 +53,7 @@ const std::vector<Entry>& entries() {
         {"ort-matmul-transpose", Level::Extended},
         {"ort-bias-gelu", Level::Extended},
         {"ort-skip-layer-norm", Level::Extended},
+        {"ort-fast-gelu", Level::Extended},
         {"ort-quick-gelu", Level::Extended},
         {"ort-matmul-scale", Level::Extended},
         {"ort-level2-repeat", Level::Extended},
@@ -161,6 +162,8 @@ void registerOnnxRuntimePasses(PassRegistry& reg) {
         rulesRun([](int64_t) { return biasGeluFusion(); }));
     add("ort-skip-layer-norm", "ONNX Runtime SkipLayerNormFusion: Add + LayerNormalization → com.microsoft SkipLayerNormalization",
         rulesRun([](int64_t) { return skipLayerNormFusion(); }));
+    add("ort-fast-gelu", "ONNX Runtime FastGeluFusion: the tanh approximation of GELU (GPT-2's) → com.microsoft FastGelu",
+        rulesRun([](int64_t) { return fastGeluFusion(); }));
     add("ort-quick-gelu", "ONNX Runtime QuickGeluFusion: x·sigmoid(αx) → com.microsoft QuickGelu",
         rulesRun([](int64_t) { return quickGeluFusion(); }));
     add("ort-matmul-scale", "ONNX Runtime MatMulScaleFusion: scalar Mul/Div around MatMul → com.microsoft FusedMatMul alpha",
