@@ -5,12 +5,19 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <fstream>
+#include <sstream>
+#include <limits>
 #include <map>
+#include <set>
 
 #include "PassTestSupport.h"
 #include "TestSupport.h"
+#include <nlohmann/json.hpp>
+
 #include "eval/Interpreter.h"
 #include "examples/Builder.h"
+#include "onnx/Import.h"
 #include "passes/PassManager.h"
 #include "passes/onnxruntime/OrtPasses.h"
 
@@ -346,4 +353,291 @@ TEST(OrtProfile, CliProfileOptions) {
     EXPECT_NE(r.err.find("levels basic and extended"), std::string::npos) << r.err;
     r = test::runCli({"explain", "missing.onnx", "--profile", "onnxruntime", "--node", "x"});
     EXPECT_EQ(r.exitCode, 2);
+}
+
+// ---- TransposeOptimizer, the transformer loop, Level1 eliminations -------------------------------
+
+namespace {
+
+Attribute perm(std::vector<int64_t> p) { return Attribute::makeInts("perm", std::move(p)); }
+
+/// ConvNeXt's block end: NHWC → Transpose → Mul(γ) → Add(residual, itself a Transpose) → Transpose back.
+Model transposeChain() {
+    GraphBuilder b("tchain", 17);
+    ValueId x = b.input("x", DataType::Float, {1, 4, 4, 8});
+    ValueId r = b.input("r", DataType::Float, {1, 4, 4, 8});
+    ValueId t = b.op("Transpose", {x}, {perm({0, 3, 1, 2})}, "t");
+    ValueId res = b.op("Transpose", {r}, {perm({0, 3, 1, 2})}, "res");
+    ValueId m = b.op("Mul", {b.constant("gamma", randomFloats({8, 1, 1}, 4)), t}, {}, "mul");
+    ValueId a = b.op("Add", {m, res}, {}, "add");
+    b.output(b.op("Transpose", {a}, {perm({0, 2, 3, 1})}, "back"));
+    return b.finish();
+}
+
+}  // namespace
+
+TEST(OrtProfile, TransposeOptimizerCancelsThroughBroadcastOps) {
+    Model m = transposeChain();
+    const Model before = m;
+    const PassResult r = run("ort-transpose-optimizer", m);
+    EXPECT_EQ(opCounts(m.graph)["Transpose"], 0) << "the three Transposes cancel through Mul and Add";
+    EXPECT_EQ(opCounts(m.graph)["Mul"], 1);
+    EXPECT_TRUE(test::hasRemark(r, RemarkKind::Applied, "TransposeOptimizer", "pushed through `mul`"));
+    expectSameOutputs(before, m);
+}
+
+TEST(OrtProfile, TransposeOptimizerKeepsATransposeThatWouldNotCancel) {
+    // Relu then a graph output: pushing costs the input's rank back on the output (cost 0).
+    GraphBuilder b("keep", 17);
+    ValueId t = b.op("Transpose", {b.input("x", DataType::Float, {2, 3, 4})}, {perm({0, 2, 1})}, "t");
+    b.output(b.op("Relu", {t}, {}, "relu"));
+    Model m = b.finish();
+    const PassResult r = run("ort-transpose-optimizer", m);
+    EXPECT_EQ(opCounts(m.graph)["Transpose"], 1);
+    EXPECT_TRUE(test::hasRemark(r, RemarkKind::Missed, "TransposeOptimizer", "`t` stays above `relu`"));
+}
+
+TEST(OrtProfile, TransposeOptimizerPushesThroughScalarGather) {
+    // Swin's qkv split: Transpose [2, 0, 3, 1, 4] then Gather(axis 0, scalar) → Gather on axis 2.
+    GraphBuilder b("gather", 17);
+    ValueId t = b.op("Transpose", {b.input("x", DataType::Float, {2, 5, 3, 4, 6})}, {perm({2, 0, 3, 1, 4})}, "t");
+    ValueId idx = b.constant("i", int64Tensor({}, {1}));
+    ValueId gq = b.op("Gather", {t, idx}, {Attribute::makeInt("axis", 0)}, "gather");
+    b.output(b.op("Transpose", {gq}, {perm({0, 1, 3, 2})}, "kt"));
+    Model m = b.finish();
+    const Model before = m;
+    run("ort-transpose-optimizer", m);
+    EXPECT_EQ(onlyNode(m, "Gather").attrInt("axis", -1), 2);
+    EXPECT_EQ(opCounts(m.graph)["Transpose"], 1) << "the pushed Transpose merges with the next one";
+    expectSameOutputs(before, m);
+}
+
+TEST(OrtProfile, Level2LoopFoldsTheTransposeTheScaleHid) {
+    // q·scale @ kᵀ: the first MatmulTransposeFusion step sees Mul, not the Transpose of q;
+    // MatMulScaleFusion removes the Mul, the loop's next step folds q's Transpose (transBatchA).
+    GraphBuilder b("loop", 17);
+    ValueId q = b.op("Transpose", {b.input("q", DataType::Float, {5, 2, 4})}, {perm({1, 0, 2})}, "tq");
+    ValueId k = b.op("Transpose", {b.input("k", DataType::Float, {5, 2, 4})}, {perm({1, 2, 0})}, "tk");
+    ValueId s = b.op("Mul", {q, b.scalar("scale", 0.5f)}, {}, "scale");
+    b.output(b.op("MatMul", {s, k}, {}, "mm"));
+    Model m = b.finish();
+    for (const char* p : {"ort-matmul-transpose", "ort-matmul-scale"}) run(p, m);
+    EXPECT_EQ(opCounts(m.graph)["Transpose"], 1) << "one step leaves q's Transpose";
+    const PassResult r = run("ort-level2-repeat", m);
+    EXPECT_EQ(opCounts(m.graph)["Transpose"], 0);
+    EXPECT_EQ(onlyNode(m, "FusedMatMul").attrInt("transBatchA", 0), 1);
+    for (const auto& remark : r.remarks) EXPECT_NE(remark.kind, RemarkKind::Missed) << "the loop reports refusals once: " << remark.message;
+}
+
+TEST(OrtProfile, EliminateSliceOnlyFromZeroToInt64Max) {
+    GraphBuilder b("slice", 17);
+    ValueId x = b.input("x", DataType::Float, {4, 3});
+    ValueId whole = b.op("Slice", {x, b.ints("s0", {0}), b.ints("e0", {std::numeric_limits<int64_t>::max()})}, {}, "whole");
+    // Also the whole input, but by its size: ONNX Runtime does not read the shape.
+    ValueId bySize = b.op("Slice", {whole, b.ints("s1", {0}), b.ints("e1", {4})}, {}, "by_size");
+    b.output(b.op("Relu", {bySize}, {}, "relu"));
+    Model m = b.finish();
+    run("ort-level1-rules", m);
+    EXPECT_EQ(opCounts(m.graph)["Slice"], 1);
+    EXPECT_EQ(onlyNode(m, "Slice").name, "by_size");
+}
+
+TEST(OrtProfile, EliminateDropoutIgnoresTrainingMode) {
+    // Swin's exports: Dropout(ratio 0, training_mode true); the inference build never reads it.
+    GraphBuilder b("dropout", 17);
+    ValueId x = b.input("x", DataType::Float, {2, 3});
+    ValueId mode = b.constant("training_mode", makeTensorOf(DataType::Bool, {}, std::vector<uint8_t>{1}));
+    ValueId d = b.op("Dropout", {x, b.scalar("ratio", 0.f), mode}, {}, "dropout");
+    b.output(b.op("Relu", {d}, {}, "relu"));
+    Model m = b.finish();
+    const PassResult r = run("ort-level1-rules", m);
+    EXPECT_EQ(opCounts(m.graph)["Dropout"], 0);
+    EXPECT_TRUE(test::hasRemark(r, RemarkKind::Applied, "EliminateDropout", "ignores training_mode"));
+}
+
+// ---- explain --profile onnxruntime on the committed exports: every refusal accounted for -------
+
+namespace {
+
+std::string fixture(const std::string& name) { return std::string(PASSLENS_FIXTURES_DIR) + "/" + name; }
+
+/// The attention blocks of an export: each Softmax whose output reaches a MatMul (through a
+/// Dropout or Cast at most), named by that Softmax.
+std::multiset<std::string> attentionBlocks(const Model& m) {
+    std::multiset<std::string> out;
+    const Graph& g = m.graph;
+    for (NodeId n : g.nodeOrder()) {
+        if (g.node(n).opType != "Softmax") continue;
+        std::vector<ValueId> frontier{g.node(n).outputs[0]};
+        bool reachesMatMul = false;
+        for (int hop = 0; hop < 2 && !reachesMatMul; ++hop) {
+            std::vector<ValueId> next;
+            for (ValueId v : frontier)
+                for (NodeId c : g.value(v).consumers) {
+                    const std::string& op = g.node(c).opType;
+                    if (op == "MatMul") reachesMatMul = true;
+                    if (op == "Dropout" || op == "Cast") next.push_back(g.node(c).outputs[0]);
+                }
+            frontier = next;
+        }
+        if (reachesMatMul) out.insert(g.node(n).name);
+    }
+    return out;
+}
+
+nlohmann::json explainOrt(const std::string& model) {
+    const test::CliResult r = test::runCli({"explain", model, "--profile", "onnxruntime", "--json"});
+    EXPECT_EQ(r.exitCode, 0) << r.err;
+    return nlohmann::json::parse(r.out)["fusions"];
+}
+
+}  // namespace
+
+TEST(OrtProfile, ExplainNamesTheAttentionConditionOfEveryBlock) {
+    // ONNX Runtime 1.30 fuses no Attention in these exports (ort_profile.js checks its output has
+    // none); explain must say, once per block, which condition failed and at which node.
+    for (const char* file : {"vit_tiny_static.onnx", "transformer_encoder_static.onnx", "gpt_tiny_static.onnx"}) {
+        SCOPED_TRACE(file);
+        const Model m = onnxio::importModelFile(fixture(file));
+        const std::multiset<std::string> blocks = attentionBlocks(m);
+        ASSERT_GE(blocks.size(), 2u) << "each export has two attention layers";
+        std::multiset<std::string> named;
+        for (const auto& f : explainOrt(fixture(file))) {
+            if (f["rule"] != "AttentionFusion") continue;
+            EXPECT_FALSE(f["applied"].get<bool>()) << f["message"];
+            const std::string message = f["message"];
+            EXPECT_NE(message.find("not applied"), std::string::npos) << message;
+            EXPECT_NE(message.find("ONNX Runtime"), std::string::npos) << "the condition is ONNX Runtime's: " << message;
+            for (const auto& n : f["nodes"])
+                if (blocks.count(n.get<std::string>())) named.insert(n.get<std::string>());
+        }
+        EXPECT_EQ(named, blocks) << "one AttentionFusion remark per attention block, naming its Softmax";
+    }
+}
+
+TEST(OrtProfile, ExplainNamesEveryLayerNormOfTheVitLeftUnfused) {
+    // The LayerNormalizations the extended profile leaves (ONNX Runtime's own output has the same
+    // histogram, ort_profile.js) each have a SkipLayerNormFusion refusal naming them.
+    const std::string model = fixture("vit_tiny_static.onnx");
+    const std::string out = std::string(PASSLENS_TEST_TMP) + "/ort_vit_extended.onnx";
+    const test::CliResult r = test::runCli({"optimize", model, "-o", out, "--profile", "onnxruntime", "--level", "extended"});
+    ASSERT_EQ(r.exitCode, 0) << r.err;
+    const Model optimized = onnxio::importModelFile(out);
+    std::set<std::string> unfused;
+    size_t skipNodes = 0;
+    for (NodeId n : optimized.graph.nodeOrder()) {
+        if (optimized.graph.node(n).opType == "LayerNormalization") unfused.insert(optimized.graph.node(n).name);
+        skipNodes += optimized.graph.node(n).opType == "SkipLayerNormalization";
+    }
+    const std::map<std::string, int> exported = opCounts(onnxio::importModelFile(model).graph);
+    EXPECT_EQ(unfused.size() + skipNodes, size_t(exported.at("LayerNormalization")));
+    ASSERT_GE(unfused.size(), 1u);
+    std::set<std::string> explained;
+    size_t applied = 0;
+    for (const auto& f : explainOrt(model)) {
+        const std::string rule = f["rule"];
+        if (rule.rfind("SkipLayerNormFusion", 0) != 0) continue;
+        if (f["applied"].get<bool>()) {
+            ++applied;
+            continue;
+        }
+        for (const auto& n : f["nodes"])
+            if (unfused.count(n.get<std::string>())) explained.insert(n.get<std::string>());
+    }
+    EXPECT_EQ(explained, unfused) << "every LayerNormalization ONNX Runtime leaves has the refusal that kept it";
+    EXPECT_EQ(applied, skipNodes);
+}
+
+TEST(OrtProfile, DocsQuoteTheExplainOutput) {
+    // docs/ort-attention-vit.md quotes `explain --profile onnxruntime` after a marker naming the
+    // export; every quoted line must be a line the CLI prints today.
+    std::ifstream page(std::string(PASSLENS_FIXTURES_DIR) + "/../../docs/ort-attention-vit.md");
+    ASSERT_TRUE(page) << "docs/ort-attention-vit.md";
+    std::string line, model;
+    std::vector<std::string> quoted;
+    bool inBlock = false;
+    while (std::getline(page, line)) {
+        if (line.rfind("<!-- explain: ", 0) == 0) {
+            model = line.substr(14, line.find(" -->") - 14);
+            continue;
+        }
+        if (!model.empty() && line.rfind("```", 0) == 0) {
+            if (inBlock) break;
+            inBlock = true;
+            continue;
+        }
+        if (inBlock) quoted.push_back(line);
+    }
+    ASSERT_EQ(model, "vit_tiny_static.onnx");
+    ASSERT_GE(quoted.size(), 3u);
+    const test::CliResult r = test::runCli({"explain", fixture(model), "--profile", "onnxruntime"});
+    ASSERT_EQ(r.exitCode, 0) << r.err;
+    std::set<std::string> printed;
+    std::istringstream out(r.out);
+    while (std::getline(out, line)) printed.insert(line);
+    for (const auto& q : quoted) EXPECT_TRUE(printed.count(q)) << "docs/ort-attention-vit.md quotes a line explain no longer prints:\n" << q;
+}
+
+TEST(OrtProfile, ConvMulFusionTakesPerChannelScalesOnly) {
+    // ConvMulFusion folds B of shape [C, 1, 1]; a [1] scale (Paddle's per-tensor form) stays a Mul.
+    auto model = [](std::vector<int64_t> bDims) {
+        GraphBuilder b("convmul", 17);
+        ValueId x = b.input("x", DataType::Float, {1, 2, 5, 5});
+        ValueId c = b.op("Conv", {x, b.constant("w", randomFloats({4, 2, 3, 3}, 5)), b.constant("bias", randomFloats({4}, 6))},
+                         {Attribute::makeInts("pads", {1, 1, 1, 1})}, "conv");
+        int64_t n = 1;
+        for (int64_t d : bDims) n *= d;
+        ValueId m = b.op("Mul", {c, b.constant("scale", makeTensorOf(DataType::Float, bDims, std::vector<float>(size_t(n), 0.5f)))}, {}, "mul");
+        b.output(b.op("Relu", {m}, {}, "relu"));
+        return b.finish();
+    };
+    Model perChannel = model({4, 1, 1});
+    const Model before = perChannel;
+    run("ort-level1-rules", perChannel);
+    EXPECT_EQ(opCounts(perChannel.graph)["Mul"], 0);
+    expectSameOutputs(before, perChannel);
+    Model perTensor = model({1});
+    const PassResult r = run("ort-level1-rules", perTensor);
+    EXPECT_EQ(opCounts(perTensor.graph)["Mul"], 1);
+    EXPECT_TRUE(test::hasRemark(r, RemarkKind::Missed, "ConvMulFusion", "has shape [1], ONNX Runtime needs [C, 1, 1] or a scalar"));
+}
+
+TEST(OrtProfile, FastGeluFusionBothFormulas) {
+    // GPT-2's gelu_new: 0.5·x·(1 + tanh(√(2/π)·(x + 0.044715·x³))), with Pow (second formula) or
+    // as x·0.044715·x (first formula).
+    auto model = [](bool pow, bool tapTanh) {
+        GraphBuilder b("fastgelu", 17);
+        ValueId x = b.input("x", DataType::Float, {2, 8});
+        ValueId inner;
+        if (pow) {
+            ValueId cube = b.op("Pow", {x, b.scalar("three", 3.f)}, {}, "pow");
+            ValueId c = b.op("Mul", {cube, b.scalar("c", 0.044715f)}, {}, "mul_c");
+            ValueId s = b.op("Add", {x, c}, {}, "add_x");
+            inner = b.op("Mul", {s, b.scalar("k", 0.7978845834732056f)}, {}, "mul_k");
+        } else {
+            ValueId m1 = b.op("Mul", {x, b.scalar("c", 0.044715f)}, {}, "mul_c");
+            ValueId m2 = b.op("Mul", {m1, x}, {}, "mul_x");
+            ValueId a1 = b.op("Add", {m2, b.scalar("one1", 1.f)}, {}, "add_1");
+            ValueId m4 = b.op("Mul", {x, b.scalar("k", 0.7978845834732056f)}, {}, "mul_k");
+            inner = b.op("Mul", {a1, m4}, {}, "mul_inner");
+        }
+        ValueId t = b.op("Tanh", {inner}, {}, "tanh");
+        if (tapTanh) b.output(b.op("Neg", {t}, {}, "tap"));
+        ValueId a2 = b.op("Add", {t, b.scalar("one", 1.f)}, {}, "add_one");
+        ValueId half = b.op("Mul", {x, b.scalar("half", 0.5f)}, {}, "half");
+        // The GELU's Mul may not write a graph output (CheckNode), so a Relu reads it.
+        b.output(b.op("Relu", {b.op("Mul", {half, a2}, {}, "gelu")}, {}, "relu"));
+        return b.finish();
+    };
+    for (bool pow : {true, false}) {
+        Model m = model(pow, false);
+        run("ort-fast-gelu", m);
+        EXPECT_EQ(opCounts(m.graph)["FastGelu"], 1) << (pow ? "Pow form" : "Mul form");
+        EXPECT_EQ(m.graph.nodeCount(), 2u);
+        EXPECT_EQ(onlyNode(m, "FastGelu").domain, "com.microsoft");
+    }
+    Model tapped = model(true, true);
+    const PassResult r = run("ort-fast-gelu", tapped);
+    EXPECT_EQ(opCounts(tapped.graph)["FastGelu"], 0);
+    EXPECT_TRUE(test::hasRemark(r, RemarkKind::Missed, "FastGeluFusion", "does not go into a Tanh read once"));
 }

@@ -63,6 +63,7 @@ function concreteShape(name, shape, dims) {
   return shape.map((d, axis) => {
     if (typeof d === 'number' && d >= 0) return d;
     if (typeof d === 'string' && d !== '' && dims[d] !== undefined) return dims[d];
+    if ((d === '' || d == null) && dims[`${name}:${axis}`] !== undefined) return dims[`${name}:${axis}`];  // an unnamed axis by position
     throw new UsageError(`input '${name}' axis ${axis} is symbolic (${d === '' || d == null ? 'unnamed' : `'${d}'`}): pass --dims ${d || 'NAME'}=N`);
   });
 }

@@ -216,7 +216,11 @@ TensorPtr reshaped(const Tensor& t, const std::vector<int64_t>& dims) {
 
 void FuseLayerNorm::runImpl(PassContext& ctx) const {
     const int64_t opset = defaultOpset(ctx.model());
-    ctx.forEachGraph([&](Rewriter& rw) {
+    ctx.forEachGraph([&](Rewriter& rw) { fuseLayerNorms(rw, opset, kLayerNormOpset); });
+}
+
+void fuseLayerNorms(Rewriter& rw, int64_t opset, int64_t minOpset) {
+    {
         const Graph& g = rw.graph();
         rw.setRule("layer-norm");
         std::map<std::vector<int64_t>, ValueId> onesByShape;  // one all-ones scale per shape, shared
@@ -230,10 +234,10 @@ void FuseLayerNorm::runImpl(PassContext& ctx) const {
                 rw.missed(m->nodes, where + " not fused: " + m->refusal, m->blocking);
                 continue;
             }
-            if (opset < kLayerNormOpset) {
-                rw.missed(m->nodes, where + " not fused: LayerNormalization needs opset " + std::to_string(kLayerNormOpset) +
+            if (opset < minOpset) {
+                rw.missed(m->nodes, where + " not fused: LayerNormalization needs opset " + std::to_string(minOpset) +
                                         ", the model has opset " + std::to_string(opset) + " (use --target-opset " +
-                                        std::to_string(kLayerNormOpset) + ")");
+                                        std::to_string(minOpset) + ")");
                 continue;
             }
             std::vector<ValueId> oldConstants;
@@ -269,7 +273,7 @@ void FuseLayerNorm::runImpl(PassContext& ctx) const {
                                     std::to_string(m->axis) + ", epsilon " + Attribute::makeFloat("", m->epsilon).valueToString() + ")");
             removeUnreadConstants(rw, oldConstants, "layer-norm fusion");
         }
-    });
+    }
 }
 
 void registerFuseLayerNormPass(PassRegistry& reg) {

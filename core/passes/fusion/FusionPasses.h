@@ -26,6 +26,10 @@ protected:
     void runImpl(PassContext& ctx) const override;
 };
 
+/// The fuse-layer-norm rewrite on one graph, refusing below `minOpset` (17 for ONNX's
+/// LayerNormalization; 1 where the target runtime has its own schema, as ONNX Runtime does).
+void fuseLayerNorms(Rewriter& rw, int64_t opset, int64_t minOpset);
+
 /// clip(x+3,0,6)/6 → HardSigmoid; x·clip(x+3,0,6)/6 and x·HardSigmoid(x) → HardSwish (opset ≥ 14).
 class FuseHardSwish : public Pass {
 public:

@@ -46,7 +46,7 @@ bool fuseConv(Rewriter& rw, NodeId convId) {
                canonicalDomain(g.node(n).domain).empty();
     };
     auto refuse = [&](NodeId act, const std::string& why, std::vector<ValueId> edges = {}) {
-        rw.missed({convId, act}, "ConvActivationFusion: not applied at " + q(g, convId) + " + " + q(g, act) + ": " + why, std::move(edges));
+        ort::refuse(rw, {convId, act}, "ConvActivationFusion: not applied at " + q(g, convId) + " + " + q(g, act) + ": " + why, std::move(edges));
         return false;
     };
     if (readers.size() != 1) {
@@ -91,7 +91,7 @@ bool fuseGemm(Rewriter& rw, NodeId gemmId) {
     if (readers.size() != 1) {
         for (NodeId r : readers)
             if (isActivation(r)) {
-                rw.missed({gemmId, r}, "GemmActivationFusion: not applied at " + q(g, gemmId) + " + " + q(g, r) + ": the Gemm output is " +
+                ort::refuse(rw, {gemmId, r}, "GemmActivationFusion: not applied at " + q(g, gemmId) + " + " + q(g, r) + ": the Gemm output is " +
                                            readBy(g, gemmId) + ", ONNX Runtime needs 1", {gemm.outputs[0]});
                 return false;
             }
@@ -100,7 +100,7 @@ bool fuseGemm(Rewriter& rw, NodeId gemmId) {
     NodeId act = readers[0];
     if (!isActivation(act)) return false;
     if (producesGraphOutput(g, gemmId)) {
-        rw.missed({gemmId, act}, "GemmActivationFusion: not applied at " + q(g, gemmId) + ": the Gemm output is a graph output", {gemm.outputs[0]});
+        refuse(rw, {gemmId, act}, "GemmActivationFusion: not applied at " + q(g, gemmId) + ": the Gemm output is a graph output", {gemm.outputs[0]});
         return false;
     }
     const Node& a = g.node(act);

@@ -80,7 +80,7 @@ bool explainBlock(Rewriter& rw, NodeId softmax) {
         edges.push_back(g.node(ln).outputs[0]);
         why = anchorProblem(g, ln);
     }
-    rw.missed(nodes, "AttentionFusion: not applied to the attention block of " + q(g, softmax) + ": " + why, edges);
+    refuse(rw, nodes, "AttentionFusion: not applied to the attention block of " + q(g, softmax) + ": " + why, edges);
     return false;
 }
 

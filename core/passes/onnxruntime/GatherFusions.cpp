@@ -56,7 +56,7 @@ bool fuseReaders(Rewriter& rw, ValueId v) {
     };
     auto refuse = [&](const std::string& why, NodeId at) {
         std::vector<NodeId> nodes{at};
-        rw.missed(nodes, "GatherSliceToSplitFusion: not applied on " + qv(g, v) + " (read by " + std::to_string(candidates.size()) +
+        ort::refuse(rw, nodes, "GatherSliceToSplitFusion: not applied on " + qv(g, v) + " (read by " + std::to_string(candidates.size()) +
                              " Gather/Slice nodes): " + why, {v});
         return false;
     };

@@ -23,7 +23,7 @@ bool fuseGelu(Rewriter& rw, NodeId divId, bool level1, int64_t opset) {
     if (div.inputs.size() != 2 || !constantEquals(g, div.inputs[1], M_SQRT2)) return false;  // not a GELU's x/√2
     const std::string rule = level1 ? "GeluFusion (basic)" : "GeluFusion";
     auto refuse = [&](const std::vector<NodeId>& at, const std::string& why, std::vector<ValueId> edges = {}) {
-        rw.missed(at, rule + ": not applied at " + q(g, divId) + ": " + why, std::move(edges));
+        ort::refuse(rw, at, rule + ": not applied at " + q(g, divId) + ": " + why, std::move(edges));
         return false;
     };
     if (outputEdges(g, divId) != 1) return refuse({divId}, "the Div output is " + readBy(g, divId) + ", ONNX Runtime needs 1", {div.outputs[0]});
@@ -83,7 +83,7 @@ bool fuseBiasGelu(Rewriter& rw, NodeId addId) {
     if (readers.size() != 1 || g.node(readers[0]).opType != "Gelu" || g.node(readers[0]).domain != kMSDomain) return false;
     NodeId gelu = readers[0];
     auto refuse = [&](const std::string& why, std::vector<ValueId> edges = {}) {
-        rw.missed({addId, gelu}, "BiasGeluFusion: not applied at " + q(g, addId) + " + " + q(g, gelu) + ": " + why, std::move(edges));
+        ort::refuse(rw, {addId, gelu}, "BiasGeluFusion: not applied at " + q(g, addId) + " + " + q(g, gelu) + ": " + why, std::move(edges));
         return false;
     };
     if (producesGraphOutput(g, addId)) return refuse("the Add output is a graph output", {add.outputs[0]});
@@ -130,7 +130,7 @@ bool fuseQuickGelu(Rewriter& rw, NodeId anchor) {
         // A Sigmoid with several readers is a plain Sigmoid unless one of them is x · sigmoid.
         for (NodeId r : outputNodes(g, sig))
             if (isOp(g, r, "Mul") && (g.node(r).inputs[0] == x || g.node(r).inputs[1] == x))
-                rw.missed({sig, r}, "QuickGeluFusion: not applied at " + q(g, sig) + ": its output is " + readBy(g, sig) +
+                refuse(rw, {sig, r}, "QuickGeluFusion: not applied at " + q(g, sig) + ": its output is " + readBy(g, sig) +
                                         (producesGraphOutput(g, sig) ? " and a graph output" : "") + ", ONNX Runtime needs 1",
                           {g.node(sig).outputs[0]});
         return false;

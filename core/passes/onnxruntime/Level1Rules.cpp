@@ -4,7 +4,10 @@
 // (ConvAdd/ConvMul/ConvBN fusion: the profile runs the standard fuse-conv-scale-shift and
 // fuse-conv-bn passes, which fold the same patterns.)
 #include <algorithm>
+#include <limits>
+#include <optional>
 
+#include "passes/layout/TransposeUtil.h"
 #include "passes/match/Match.h"
 #include "passes/onnxruntime/OrtPasses.h"
 #include "passes/onnxruntime/OrtUtil.h"
@@ -22,7 +25,7 @@ bool canBypass(Rewriter& rw, NodeId n, size_t in) {
     ValueId x = g.node(n).inputs[in], y = g.node(n).outputs[0];
     if (!g.value(y).isGraphOutput) return true;
     if (g.value(x).isGraphOutput || g.value(x).isGraphInput || g.value(x).isConstant() || rw.isCapturedBySubgraph(x)) {
-        rw.missed({n}, q(g, n) + " kept: its output " + qv(g, y) + " is a graph output and its input " + qv(g, x) +
+        refuse(rw, {n}, q(g, n) + " kept: its output " + qv(g, y) + " is a graph output and its input " + qv(g, x) +
                            " is a graph input, output or initializer (graph_utils::CanRemoveNode)",
                   {y});
         return false;
@@ -47,27 +50,37 @@ bool sameStaticShape(const Graph& g, ValueId a, ValueId b) {
 
 std::vector<RewriteRule> level1Rules() {
     std::vector<RewriteRule> rules;
+    rules.push_back({"ConstantNodeToInitializer", {"Constant"}, "", [](Rewriter& rw, NodeId n) {
+        // Graph::Graph turns every Constant node into an initializer when the model loads, also
+        // one whose output is a graph output (a subgraph returning a constant).
+        const Graph& g = rw.graph();
+        const ValueId out = g.node(n).outputs[0];
+        const TensorPtr t = match::constantOf(g, out);
+        if (!t) return false;
+        rw.foldToConstant(out, t, q(g, n) + " is an initializer once ONNX Runtime loads the model");
+        return true;
+    }});
     rules.push_back({"EliminateIdentity", {"Identity"}, "", [](Rewriter& rw, NodeId n) {
         return bypass(rw, n, "Identity forwards its input");
     }});
     rules.push_back({"EliminateDropout", {"Dropout"}, "", [](Rewriter& rw, NodeId n) {
         const Graph& g = rw.graph();
         const Node& d = g.node(n);
-        // The mask output must be unused; training_mode must not be a non-constant or true input.
+        // The mask output must be unused (graph_utils::IsOutputUsed).
         if (d.outputs.size() > 1 && d.outputs[1] != kNone && match::readerCount(g, d.outputs[1]) > 0) {
-            rw.missed({n}, q(g, n) + " kept: its mask output " + qv(g, d.outputs[1]) + " is read", {d.outputs[1]});
+            refuse(rw, {n}, q(g, n) + " kept: its mask output " + qv(g, d.outputs[1]) + " is read", {d.outputs[1]});
             return false;
         }
+        // ONNX Runtime's inference build does not read training_mode (dropout_elimination.cc checks
+        // the ratio only under ENABLE_TRAINING): the Dropout goes whatever its value.
+        std::string why = "Dropout is the identity at inference";
         if (d.inputs.size() > 2 && d.inputs[2] != kNone) {
             const TensorPtr t = match::constantOf(g, d.inputs[2]);
             bool isFalse = t != nullptr;
             for (size_t i = 0; t && i < t->byteSize(); ++i) isFalse = isFalse && t->data.data()[i] == std::byte{0};
-            if (!isFalse) {
-                rw.missed({n}, q(g, n) + " kept: training_mode " + qv(g, d.inputs[2]) + " is not a constant false", {d.inputs[2]});
-                return false;
-            }
+            if (!isFalse) why += " (ONNX Runtime ignores training_mode " + qv(g, d.inputs[2]) + ", which is not a constant false)";
         }
-        return bypass(rw, n, "Dropout is the identity at inference");
+        return bypass(rw, n, why);
     }});
     rules.push_back({"CastElimination", {"Cast"}, "", [](Rewriter& rw, NodeId n) {
         const Graph& g = rw.graph();
@@ -83,17 +96,32 @@ std::vector<RewriteRule> level1Rules() {
         return bypass(rw, n, "Expand to the shape its input already has");
     }});
     rules.push_back({"EliminateSlice", {"Slice"}, "", [](Rewriter& rw, NodeId n) {
+        // slice_elimination.cc: starts, ends (and axes, steps when present) constant, every start
+        // 0, every end INT64_MAX, every step 1; the input's shape is not consulted.
         const Graph& g = rw.graph();
         const Node& s = g.node(n);
-        if (!sameStaticShape(g, s.inputs[0], s.outputs[0])) return false;
-        // Same shape with steps of 1 (or absent) takes every element in order.
-        if (s.inputs.size() > 4 && s.inputs[4] != kNone) {
-            const TensorPtr steps = match::constantOf(g, s.inputs[4]);
-            if (!steps || steps->dtype != DataType::Int64) return false;
-            for (int64_t i = 0; i < steps->elementCount(); ++i)
-                if (steps->as<int64_t>()[i] != 1) return false;
+        auto ints = [&](size_t slot) -> std::optional<std::vector<int64_t>> {
+            if (slot >= s.inputs.size() || s.inputs[slot] == kNone) return std::nullopt;
+            const TensorPtr t = match::constantOf(g, s.inputs[slot]);
+            if (!t) return std::nullopt;
+            return layoututil::intValues(*t);
+        };
+        auto starts = ints(1), ends = ints(2);
+        if (!starts || !ends || starts->empty() || starts->size() != ends->size()) return false;
+        const bool hasAxes = s.inputs.size() > 3 && s.inputs[3] != kNone, hasSteps = s.inputs.size() > 4 && s.inputs[4] != kNone;
+        if (hasAxes) {
+            auto axes = ints(3);
+            if (!axes || axes->size() != starts->size()) return false;
+            if (hasSteps) {
+                auto steps = ints(4);
+                if (!steps || steps->size() != starts->size()) return false;
+                for (int64_t st : *steps)
+                    if (st != 1) return false;
+            }
         }
-        return bypass(rw, n, "Slice takes the whole input");
+        for (size_t i = 0; i < starts->size(); ++i)
+            if ((*starts)[i] != 0 || (*ends)[i] != std::numeric_limits<int64_t>::max()) return false;
+        return bypass(rw, n, "Slice from 0 to INT64_MAX takes the whole input");
     }});
     rules.push_back({"NoopElimination", {"Add", "Sub", "Mul", "Div"}, "", [](Rewriter& rw, NodeId n) {
         // noop_elimination.cc: exactly one input is a constant initializer holding at most one
@@ -142,6 +170,8 @@ std::vector<RewriteRule> level1Rules() {
         if (g.hasNode(n) && outputEdges(g, n) == 0) rw.eraseNode(n, name + " is no longer read");
         return true;
     }});
+    // ConvAddFusion, ConvMulFusion (then the standard fuse-conv-bn for ConvBNFusion).
+    for (RewriteRule& r : convScaleFusions()) rules.push_back(std::move(r));
     return rules;
 }
 

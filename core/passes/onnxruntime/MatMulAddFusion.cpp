@@ -23,13 +23,13 @@ bool fuse(Rewriter& rw, NodeId mmId) {
     if (addId == kNone) {
         for (NodeId r : readers)
             if (isOp(g, r, "Add"))
-                rw.missed({mmId, r}, "MatMulAddFusion: not applied at " + q(g, mmId) + ": its output " + qv(g, mm.outputs[0]) +
+                refuse(rw, {mmId, r}, "MatMulAddFusion: not applied at " + q(g, mmId) + ": its output " + qv(g, mm.outputs[0]) +
                                          " is " + readBy(g, mmId) + ", ONNX Runtime needs exactly one (the Add)",
                           {mm.outputs[0]});
         return false;
     }
     auto refuse = [&](const std::string& why, std::vector<ValueId> edges = {}) {
-        rw.missed({mmId, addId}, "MatMulAddFusion: not applied at " + q(g, mmId) + " + " + q(g, addId) + ": " + why, std::move(edges));
+        ort::refuse(rw, {mmId, addId}, "MatMulAddFusion: not applied at " + q(g, mmId) + " + " + q(g, addId) + ": " + why, std::move(edges));
         return false;
     };
     if (producesGraphOutput(g, mmId)) return refuse("the MatMul output is a graph output", {mm.outputs[0]});

@@ -58,7 +58,7 @@ bool fuseTranspose(Rewriter& rw, NodeId mmId) {
         auto sl = shapeOf(g, mm.inputs[0]), sr = shapeOf(g, mm.inputs[1]);
         if (!sl || !sr || sl->rank() != sr->rank()) {
             const TransposeFold& dropped = left.transBatch ? left : right;
-            rw.missed({mmId, dropped.node}, "MatmulTransposeFusion: " + q(g, dropped.node) + " not folded into " + q(g, mmId) +
+            refuse(rw, {mmId, dropped.node}, "MatmulTransposeFusion: " + q(g, dropped.node) + " not folded into " + q(g, mmId) +
                                                 ": it moves a batch dim (transBatch) and the MatMul inputs' ranks differ or are unknown",
                       {g.node(dropped.node).outputs[0]});
             if (left.transBatch) left = {};

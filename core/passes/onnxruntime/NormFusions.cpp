@@ -24,7 +24,7 @@ bool fuseSimplified(Rewriter& rw, NodeId powId) {
     if (pow.inputs.size() != 2 || !constantEquals(g, pow.inputs[1], 2.0)) return false;
     const ValueId x = pow.inputs[0];
     auto refuse = [&](NodeId at, const std::string& why, std::vector<ValueId> edges = {}) {
-        rw.missed({powId, at}, "SimplifiedLayerNormFusion: not applied at " + q(g, powId) + ": " + why, std::move(edges));
+        ort::refuse(rw, {powId, at}, "SimplifiedLayerNormFusion: not applied at " + q(g, powId) + ": " + why, std::move(edges));
         return false;
     };
     NodeId mean = soleReader(g, powId, "ReduceMean");
@@ -103,17 +103,17 @@ bool fuseSkip(Rewriter& rw, NodeId lnId) {
     NodeId add1 = producer(g, ln.inputs[0], "Add");
     if (add1 == kNone) {
         const NodeId p = g.value(ln.inputs[0]).producer;
-        rw.missed({lnId}, at + "its input " + qv(g, ln.inputs[0]) + " is " +
+        refuse(rw, {lnId}, at + "its input " + qv(g, ln.inputs[0]) + " is " +
                               (p == kNone ? std::string("not produced by a node") : "produced by " + g.node(p).opType + " " + q(g, p)) +
                               ", ONNX Runtime needs an Add", {ln.inputs[0]});
         return false;
     }
     if (std::string why = firstAddProblem(g, add1); !why.empty()) {
-        rw.missed({lnId, add1}, at + why, {g.node(add1).outputs[0]});
+        refuse(rw, {lnId, add1}, at + why, {g.node(add1).outputs[0]});
         return false;
     }
     if (producesGraphOutput(g, add1)) {
-        rw.missed({lnId, add1}, at + "the Add output " + qv(g, g.node(add1).outputs[0]) + " is a graph output", {g.node(add1).outputs[0]});
+        refuse(rw, {lnId, add1}, at + "the Add output " + qv(g, g.node(add1).outputs[0]) + " is a graph output", {g.node(add1).outputs[0]});
         return false;
     }
     const Node& a1 = g.node(add1);

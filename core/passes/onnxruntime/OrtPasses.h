@@ -34,10 +34,12 @@ private:
 
 // The rule sets, one per ONNX Runtime transformer (each file holds one theme).
 std::vector<RewriteRule> level1Rules();                               // Level1Rules.cpp
+std::vector<RewriteRule> convScaleFusions();                          // ConvScaleFusions.cpp
 std::vector<RewriteRule> matMulAddFusion();                           // MatMulAddFusion.cpp
 std::vector<RewriteRule> reshapeFusion();                             // ReshapeFusion.cpp
 std::vector<RewriteRule> geluFusion(bool level1, int64_t opset);      // GeluFusions.cpp
 std::vector<RewriteRule> biasGeluFusion();                            // GeluFusions.cpp
+std::vector<RewriteRule> fastGeluFusion();                            // FastGeluFusion.cpp
 std::vector<RewriteRule> quickGeluFusion();                           // GeluFusions.cpp
 std::vector<RewriteRule> convActivationFusion();                      // ActivationFusions.cpp
 std::vector<RewriteRule> gemmActivationFusion();                      // ActivationFusions.cpp
@@ -51,6 +53,8 @@ std::vector<RewriteRule> gatherToSliceFusion();                       // GatherF
 bool fuseGatherSliceOnSources(Rewriter& rw, int64_t opset);          // GatherFusions.cpp
 std::vector<RewriteRule> matMulTransposeFusion();                     // MatMulFusions.cpp
 std::vector<RewriteRule> matMulScaleFusion();                         // MatMulFusions.cpp
+/// TransposeOptimizer over one graph (level2: the CPU-assigned run, whose handlers add Resize).
+void transposeOptimizer(Rewriter& rw, int64_t opset, bool level2);  // TransposeOptimizer.cpp
 
 /// Registers every ort-* pass (level None: they run from the profile or --passes, never in the
 /// standard pipelines).

@@ -10,6 +10,18 @@ namespace passlens::passes::ort {
 
 using namespace passlens::ir;
 
+namespace {
+// Per thread: passes of different pipelines may run on other threads (the app's workers).
+thread_local bool quietRefusals = false;
+}  // namespace
+
+QuietRefusals::QuietRefusals() : previous_(quietRefusals) { quietRefusals = true; }
+QuietRefusals::~QuietRefusals() { quietRefusals = previous_; }
+
+void refuse(Rewriter& rw, const std::vector<NodeId>& nodes, const std::string& message, const std::vector<ValueId>& blockingValues) {
+    if (!quietRefusals) rw.missed(nodes, message, blockingValues);
+}
+
 size_t outputEdges(const Graph& g, NodeId n) {
     size_t edges = 0;
     for (ValueId v : g.node(n).outputs)

@@ -48,6 +48,23 @@ std::string qv(const ir::Graph& g, ir::ValueId v);
 /// "read by 2 nodes (`A`, `B`)" / "read by 1 node (`A`)" / "read by no node".
 std::string readBy(const ir::Graph& g, ir::NodeId n);
 
+/// Rewriter::missed, unless a later step of ONNX Runtime's transformer loop is running (the
+/// refusal was reported by the first step already; see QuietRefusals).
+void refuse(Rewriter& rw, const std::vector<ir::NodeId>& nodes, const std::string& message,
+            const std::vector<ir::ValueId>& blockingValues = {});
+/// While alive, refuse() records nothing: the repeated steps of GraphTransformerManager's loop
+/// (ort-level2-repeat) would otherwise report every refusal of the first step again.
+class QuietRefusals {
+public:
+    QuietRefusals();
+    ~QuietRefusals();
+    QuietRefusals(const QuietRefusals&) = delete;
+    QuietRefusals& operator=(const QuietRefusals&) = delete;
+
+private:
+    bool previous_;
+};
+
 /// Declares the com.microsoft opset (version 1) the contrib ops need.
 void useMicrosoftDomain(Rewriter& rw);
 
