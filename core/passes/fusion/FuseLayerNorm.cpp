@@ -272,8 +272,6 @@ void FuseLayerNorm::runImpl(PassContext& ctx) const {
     });
 }
 
-void registerFuseLayerNormPass(PassRegistry& reg) {
-    reg.add<FuseLayerNorm>(Level::Extended, 210);
-}
+std::unique_ptr<Pass> makeFuseLayerNormPass() { return std::make_unique<FuseLayerNorm>(); }
 
 }  // namespace passlens::passes

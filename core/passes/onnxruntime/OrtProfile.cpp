@@ -62,7 +62,7 @@ OrtPass::Run rulesRun(std::function<std::vector<RewriteRule>(int64_t)> rules) {
 void registerOnnxRuntimePasses(PassRegistry& reg) {
     auto add = [&](const char* name, const char* description, OrtPass::Run run) {
         const std::string n = name, d = description;
-        reg.add(n, d, Level::None, 400, [n, d, run] { return std::make_unique<OrtPass>(n, d, run); });
+        reg.add(n, d, Level::None, PassRole::Profile, [n, d, run] { return std::make_unique<OrtPass>(n, d, run); });
     };
     add("ort-level1-rules", "ONNX Runtime Level1 rules: EliminateIdentity, EliminateDropout, CastElimination, ExpandElimination, EliminateSlice, NoopElimination, DivMulFusion",
         rulesRun([](int64_t) { return level1Rules(); }));
