@@ -1,5 +1,6 @@
 #include "pipeline/PipelineText.h"
 
+#include <algorithm>
 #include <cctype>
 
 #include "ir/Error.h"
