@@ -70,6 +70,7 @@ PassArgs parseOptions(const std::string& inside, const std::string& element) {
 
 std::vector<PipelineElement> parsePipeline(const std::string& text, const PassRegistry& registry) {
     std::vector<PipelineElement> out;
+    if (trimmed(text).empty()) return out;  // no passes (--passes "", Python passes=[])
     for (const std::string& element : splitElements(text)) {
         if (element.empty()) throwBadInput("pipeline '" + text + "': an empty element (two commas in a row, or one at an end)");
         const size_t brace = element.find('{'), colon = element.find(':');

@@ -17,8 +17,8 @@ namespace {
 std::string badInput(const std::string& text) {
     try {
         parsePipeline(text);
-    } catch (const ir::Error& e) {
-        EXPECT_EQ(e.kind(), ir::ErrorKind::BadInput) << e.what();
+    } catch (const Error& e) {
+        EXPECT_EQ(e.kind(), ErrorKind::BadInput) << e.what();
         return e.what();
     }
     ADD_FAILURE() << "'" << text << "' parsed";
@@ -41,6 +41,7 @@ TEST(PipelineText, LevelsExpandToTheirTableAndOptionsAttachToTheirPass) {
     EXPECT_EQ(pipelineText(std::vector<PipelineElement>(elements.end() - 3, elements.end())),
               "layout{to=NHWC},transpose,version-convert{opset=18}");
     EXPECT_TRUE(parsePipeline("none").empty());
+    EXPECT_TRUE(parsePipeline(" ").empty());  // no passes, as --passes "" always meant
 }
 
 TEST(PipelineText, ColonIsTheOneOptionShorthandAndBracesTakeSeveral) {
@@ -92,7 +93,7 @@ TEST(PipelineBuilder, PipelineDoesNotCombineWithLevelPassesOrTheOrtProfile) {
         set(r);
         PassManager pm;
         PassOptions o;
-        EXPECT_THROW(buildPipeline(r, pm, o), ir::Error);
+        EXPECT_THROW(buildPipeline(r, pm, o), Error);
     }
     PipelineRequest r;
     r.pipeline = "dce";
