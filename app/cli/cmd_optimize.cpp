@@ -4,7 +4,6 @@
 #include <sstream>
 
 #include "cli/Command.h"
-#include "cli/Profile.h"
 #include "eval/Interpreter.h"
 #include "eval/Verify.h"
 #include "ir/Error.h"
@@ -14,73 +13,49 @@
 #include "passes/PassManager.h"
 #include "passes/fusion/GroupFunctions.h"
 #include "passes/Report.h"
+#include "pipeline/PipelineBuilder.h"
 
 namespace passlens::cli {
 
 using namespace passlens::passes;
 
-static std::vector<std::string> splitComma(const std::string& s) {
-    std::vector<std::string> out;
-    std::stringstream ss(s);
-    for (std::string item; std::getline(ss, item, ',');)
-        if (!item.empty()) out.push_back(item);
-    return out;
-}
-
 REGISTER_COMMAND({
     "optimize",
-    "optimize IN -o OUT [--profile standard|onnxruntime] [--level none|basic|extended|all] [--passes p,q] [--report REPORT.json] [--verify] "
-    "[--fixed-point] [--target-opset N] [--target-layout NHWC|NCHW] [--group-functions] [--recompute none|sqrt|all|budget=BYTES]",
+    "optimize IN -o OUT [--profile standard|onnxruntime] [--level none|basic|extended|all] [--passes p,q] [--pipeline TEXT] "
+    "[--report REPORT.json] [--verify] [--fixed-point] [--target-opset N] [--target-layout NHWC|NCHW] [--group-functions] "
+    "[--recompute none|sqrt|all|budget=BYTES]",
     "Runs a pass pipeline, writes the optimized model and a per-pass report of changes and remarks. "
-    "--profile onnxruntime writes the model ONNX Runtime 1.30 (CPU) builds at --level basic|extended.",
-    {"-o", "--level", "--passes", "--report", "--target-opset", "--target-layout", "--recompute", "--profile"},
+    "--profile onnxruntime writes the model ONNX Runtime 1.30 (CPU) builds at --level basic|extended. "
+    "--pipeline is the whole pipeline as text, levels and passes with options: "
+    "'basic,layout{to=NHWC},transpose' (the options: passlens-cli passes).",
+    {"-o", "--level", "--passes", "--pipeline", "--report", "--target-opset", "--target-layout", "--recompute", "--profile"},
     [](const Args& args, std::ostream& out, std::ostream& err) {
-        args.expectOnly({"-o", "--level", "--passes", "--report", "--verify", "--fixed-point", "--target-opset",
+        args.expectOnly({"-o", "--level", "--passes", "--pipeline", "--report", "--verify", "--fixed-point", "--target-opset",
                          "--target-layout", "--group-functions", "--recompute", "--profile"});
         const std::string in = args.positional(0, "IN");
         auto outPath = args.option("-o");
         if (!outPath) throw UsageError{"missing -o OUT"};
-        PassManager pm;
-        PipelineOptions options;
-        // --target-opset: the version-convert pass runs first, so every later pass sees the new
-        // opset (and --verify, the report and the change log cover the conversion like any pass).
+        // The pipeline: core's builder, shared with the Python module (pipeline/PipelineBuilder.h).
+        PipelineRequest request;
+        request.pipeline = args.option("--pipeline");
+        request.level = args.option("--level");
+        request.passes = args.option("--passes");
+        request.profile = args.option("--profile");
         if (auto o = args.option("--target-opset")) {
-            try { options.pass.targetOpset = std::stoll(*o); } catch (...) { throw UsageError{"--target-opset needs a number"}; }
-            pm.addPass("version-convert");
-        }
-        // --profile onnxruntime: ONNX Runtime's transformer list at its level; otherwise an explicit
-        // --passes list wins, then --level (default basic).
-        if (onnxRuntimeProfile(args)) {
-            if (args.option("--passes")) throw UsageError{"--passes and --profile onnxruntime do not combine (the profile is its pass list)"};
-            addOnnxRuntimePasses(pm, onnxRuntimeLevel(args, "basic"));
-        } else if (auto list = args.option("--passes")) {
-            for (const auto& n : splitComma(*list)) pm.addPass(n);
-            if (auto lvl = args.option("--level")) pm.addLevel(parseLevel(*lvl));
-        } else {
-            pm.addLevel(parseLevel(args.option("--level").value_or("basic")));
-        }
-        options.fixedPoint = args.flag("--fixed-point");
-        options.keepSnapshots = false;
-        // An option that selects work adds its pass unless the pipeline already has it (at any
-        // level: no level runs `layout` or `recompute`, so the option alone used to change nothing).
-        auto inPipeline = [&](const std::string& name) {
-            for (const auto& p : pm.passes())
-                if (p->name() == name) return true;
-            return false;
-        };
-        if (auto l = args.option("--target-layout")) {
-            if (*l != "NHWC" && *l != "NCHW") throw UsageError{"--target-layout must be NHWC or NCHW"};
-            options.pass.targetLayout = *l;
-            // `transpose` cancels the Transposes `layout` puts around each converted op.
-            if (!inPipeline("layout")) {
-                pm.addPass("layout");
-                pm.addPass("transpose");
+            try {
+                request.targetOpset = std::stoll(*o);
+            } catch (const std::exception&) {
+                throw UsageError{"--target-opset needs a number"};
             }
         }
-        if (auto r = args.option("--recompute")) {
-            options.pass.params["recompute.strategy"] = *r;  // the recompute pass's strategy
-            if (!inPipeline("recompute")) pm.addPass("recompute");
-        }
+        request.targetLayout = args.option("--target-layout");
+        request.recompute = args.option("--recompute");
+        request.groupFunctions = args.flag("--group-functions");
+        PassManager pm;
+        PipelineOptions options;
+        buildPipeline(request, pm, options.pass);
+        options.fixedPoint = args.flag("--fixed-point");
+        options.keepSnapshots = false;
         onnxio::ImportOptions io;
         io.pinnedDims = args.dims();
         ir::Model model = onnxio::importModelFile(in, io);
@@ -105,9 +80,6 @@ REGISTER_COMMAND({
                 }
             };
         }
-        // --group-functions: the group-functions pass runs last (a step with a change log, verified
-        // by --verify like the others).
-        if (args.flag("--group-functions")) pm.addPass("group-functions");
         PipelineResult result = pm.run(model, options);
         const auto grouped = groupFunctionsResultOf(result);
         if (auto problem = onnxio::checkModel(model))

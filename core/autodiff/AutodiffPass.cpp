@@ -19,6 +19,15 @@ public:
     std::string description() const override {
         return "Adds a loss and the backward graph (reverse-mode gradients in standard ONNX ops)";
     }
+    std::vector<PassOption> options() const override {
+        auto param = [](const char* key) {
+            return [key](PassOptions& o, const std::string& v) { o.params[key] = v; };
+        };
+        return {{"loss", PassOption::Type::Choice, {"mse", "cross-entropy", "none"}, "mse", "the loss added after the output",
+                 param("autodiff.loss")},
+                {"output", PassOption::Type::Text, {}, "the first output", "the model output the loss reads", param("autodiff.output")},
+                {"wrt", PassOption::Type::Text, {}, "all", "all, or the tensors to differentiate (a,b,c)", param("autodiff.wrt")}};
+    }
 
 protected:
     void runImpl(PassContext& ctx) const override {
@@ -60,10 +69,6 @@ std::map<std::string, std::string> paramsFromOptions(const AutodiffOptions& o) {
 std::unique_ptr<Pass> makeAutodiffPass() { return std::make_unique<AutodiffPass>(); }
 std::unique_ptr<Pass> makeAutodiffPass(const AutodiffOptions& defaults) { return std::make_unique<AutodiffPass>(defaults); }
 
-void registerAutodiffPass(PassRegistry& reg) {
-    // Level None: only on request (--passes autodiff, the app's Build Training Graph).
-    reg.add<AutodiffPass>(Level::None, 50);
-}
 
 ir::Model makeTrainingModel(const ir::Model& forward, const AutodiffOptions& options) {
     ir::Model m = forward;

@@ -17,6 +17,5 @@ std::unique_ptr<passes::Pass> makeAutodiffPass(const AutodiffOptions& defaults);
 AutodiffOptions optionsFromParams(const std::map<std::string, std::string>& params, AutodiffOptions defaults = {});
 /// The same options as pass params.
 std::map<std::string, std::string> paramsFromOptions(const AutodiffOptions& o);
-void registerAutodiffPass(passes::PassRegistry& reg);
 
 }  // namespace passlens::autodiff

@@ -115,7 +115,6 @@ nlohmann::ordered_json resultToJson(const RecomputeResult& r);
 /// The `recompute` pass (Level None: on request). Param recompute.strategy (default sqrt) takes
 /// parseRecomputeOptions' forms; an infeasible budget is Error(BadInput).
 std::unique_ptr<passes::Pass> makeRecomputePass();
-void registerRecomputePass(passes::PassRegistry& reg);
 
 /// Planned arena of a graph as the recompute strategies measure it ("best" planner, model order).
 int64_t plannedPeak(const ir::Model& m);

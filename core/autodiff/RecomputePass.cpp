@@ -17,6 +17,13 @@ public:
     std::string description() const override {
         return "Recomputes saved activations in the backward pass (gradient checkpointing: none | sqrt | all | mincut | budget=BYTES)";
     }
+    std::vector<PassOption> options() const override {
+        return {{"strategy", PassOption::Type::Text, {}, "sqrt", "none | sqrt | all | mincut | budget=BYTES (as --recompute)",
+                 [](PassOptions& o, const std::string& v) {
+                     parseRecomputeOptions(v);  // BadInput for a strategy it does not know
+                     o.params["recompute.strategy"] = v;
+                 }}};
+    }
 
 protected:
     void runImpl(PassContext& ctx) const override {
@@ -37,10 +44,5 @@ protected:
 }  // namespace
 
 std::unique_ptr<Pass> makeRecomputePass() { return std::make_unique<RecomputePass>(); }
-
-void registerRecomputePass(PassRegistry& reg) {
-    // Level None: only on request, after autodiff (--passes autodiff,recompute).
-    reg.add<RecomputePass>(Level::None, 51);
-}
 
 }  // namespace passlens::autodiff

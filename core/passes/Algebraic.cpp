@@ -56,8 +56,4 @@ private:
 
 std::unique_ptr<Pass> makeAlgebraicPass() { return std::make_unique<AlgebraicPass>(); }
 
-void registerAlgebraicPass(PassRegistry& reg) {
-    reg.add<AlgebraicPass>(Level::Basic, 110);
-}
-
 }  // namespace passlens::passes

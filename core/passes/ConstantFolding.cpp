@@ -39,6 +39,14 @@ class ConstantFoldingPass final : public Pass {
 public:
     std::string name() const override { return "constant-folding"; }
     std::string description() const override { return "Evaluates nodes whose inputs are all constant; Constant nodes become initializers"; }
+    std::vector<PassOption> options() const override {
+        return {{"size-limit", PassOption::Type::Int, {}, std::to_string(PassOptions().foldSizeLimitBytes),
+                 "largest output, in bytes, a fold may make (larger nodes stay)",
+                 [](PassOptions& o, const std::string& v) {
+                     o.foldSizeLimitBytes = std::stoll(v);
+                     if (o.foldSizeLimitBytes < 0) throwBadInput("constant-folding{size-limit=...}: must be 0 or more, got " + v);
+                 }}};
+    }
 
 protected:
     void runImpl(PassContext& ctx) const override {
@@ -173,9 +181,5 @@ private:
 }  // namespace
 
 std::unique_ptr<Pass> makeConstantFoldingPass() { return std::make_unique<ConstantFoldingPass>(); }
-
-void registerConstantFoldingPass(PassRegistry& reg) {
-    reg.add<ConstantFoldingPass>(Level::Basic, 100);
-}
 
 }  // namespace passlens::passes

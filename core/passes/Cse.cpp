@@ -163,8 +163,4 @@ private:
 
 std::unique_ptr<Pass> makeCsePass() { return std::make_unique<CsePass>(); }
 
-void registerCsePass(PassRegistry& reg) {
-    reg.add<CsePass>(Level::Basic, 120);
-}
-
 }  // namespace passlens::passes

@@ -109,8 +109,4 @@ private:
 
 std::unique_ptr<Pass> makeDcePass() { return std::make_unique<DcePass>(); }
 
-void registerDcePass(PassRegistry& reg) {
-    reg.add<DcePass>(Level::Basic, 130);
-}
-
 }  // namespace passlens::passes

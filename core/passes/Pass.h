@@ -25,6 +25,30 @@ struct PassOptions {
     const std::atomic<bool>* cancel = nullptr;
 };
 
+/// One option a pass declares: set in pipeline text (`layout{to=NHWC}`, `version-convert:18`),
+/// listed by `passlens-cli passes`. The value is checked against `type` (and `choices`) before
+/// `apply` stores it where the pass reads it (a PassOptions field or params["<pass>.<name>"]).
+struct PassOption {
+    enum class Type { Int, Text, Choice };
+    std::string name;                  ///< "to", "opset"
+    Type type = Type::Text;
+    std::vector<std::string> choices;  ///< Choice: the accepted values
+    std::string defaultValue;          ///< what the pass does without it ("sqrt", "keep the model's opset")
+    std::string doc;
+    /// Stores a checked value; may throw BadInput for a value the type cannot rule out.
+    std::function<void(PassOptions&, const std::string&)> apply;
+};
+/// "int", "text" or the choices ("NHWC|NCHW").
+std::string typeText(const PassOption& o);
+
+/// Option values for one pass of a pipeline, in the order given ({"to", "NHWC"}).
+using PassArgs = std::vector<std::pair<std::string, std::string>>;
+class Pass;
+/// Checks `args` against the options `pass` declares and stores them into `options`. BadInput
+/// names the pass, the option and the value: "pass 'layout' has no option 'x'; its options: to",
+/// "layout{to=...}: 'NCWH' is not one of NHWC, NCHW".
+void applyPassArgs(const Pass& pass, const PassArgs& args, PassOptions& options);
+
 struct PassResult {
     std::string name;
     size_t nodesBefore = 0, nodesAfter = 0;   ///< main graph plus subgraphs
@@ -80,6 +104,8 @@ public:
     /// removes nodes, merges equal computations or bypasses a node whose input already has the
     /// output's type), so the pass manager may skip re-running shape inference after it.
     virtual bool preservesValueTypes() const { return false; }
+    /// The options pipeline text may set on this pass (none by default).
+    virtual std::vector<PassOption> options() const { return {}; }
     /// Verifies, times and records; never virtual so no pass can skip it.
     PassResult run(ir::Model& model, const PassOptions& options) const;
 

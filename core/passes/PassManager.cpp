@@ -24,8 +24,18 @@ bool needsShapeInference(const Pass& pass, const PassResult& r, const ir::Model&
 
 }  // namespace
 
-void PassManager::addPass(const std::string& name) { passes_.push_back(registry_.create(name)); }
-void PassManager::addPass(std::unique_ptr<Pass> pass) { passes_.push_back(std::move(pass)); }
+void PassManager::addPass(const std::string& name, const PassArgs& args) { addPass(registry_.create(name), args); }
+void PassManager::addPass(std::unique_ptr<Pass> pass, const PassArgs& args) {
+    PassOptions checked;
+    applyPassArgs(*pass, args, checked);  // a bad option fails now, not when the pipeline reaches it
+    passes_.push_back(std::move(pass));
+    args_.push_back(args);
+}
+bool PassManager::contains(const std::string& name) const {
+    for (const auto& p : passes_)
+        if (p->name() == name) return true;
+    return false;
+}
 void PassManager::addLevel(Level level) {
     for (const auto& n : registry_.pipeline(level)) addPass(n);
 }
@@ -37,11 +47,17 @@ PipelineResult PassManager::run(ir::Model& model, const PipelineOptions& options
     int maxIter = options.fixedPoint ? std::max(1, options.maxIterations) : 1;
     for (int it = 0; it < maxIter; ++it) {
         bool changed = false;
-        for (const auto& pass : passes_) {
+        for (size_t i = 0; i < passes_.size(); ++i) {
+            const Pass* pass = passes_[i].get();
+            PassOptions own;
+            if (!args_[i].empty()) {
+                own = options.pass;
+                applyPassArgs(*pass, args_[i], own);
+            }
             PipelineStep step;
             step.iteration = it;
             const ir::ValueId valueLimit = model.graph.valueIdLimit();
-            step.result = pass->run(model, options.pass);
+            step.result = pass->run(model, args_[i].empty() ? options.pass : own);
             if (options.inferShapesAfterEachPass && needsShapeInference(*pass, step.result, model, valueLimit)) {
                 // The shapes stay as they were; the failure is a missed remark on the step (the
                 // pass's own result is already complete, so it cannot be lost by rethrowing).

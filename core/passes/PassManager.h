@@ -42,17 +42,23 @@ struct PipelineResult {
 class PassManager {
 public:
     explicit PassManager(const PassRegistry& registry = PassRegistry::global()) : registry_(registry) {}
-    /// Appends passes by name (throws BadInput for an unknown name, listing the valid ones).
-    void addPass(const std::string& name);
-    void addPass(std::unique_ptr<Pass> pass);
+    /// Appends passes by name (throws BadInput for an unknown name, listing the valid ones). `args`
+    /// set the pass's declared options for this step only (checked here: BadInput naming them).
+    void addPass(const std::string& name, const PassArgs& args = {});
+    void addPass(std::unique_ptr<Pass> pass, const PassArgs& args = {});
     void addLevel(Level level);
     const std::vector<std::unique_ptr<Pass>>& passes() const { return passes_; }
+    const PassRegistry& registry() const { return registry_; }
+    /// The option values of each pass (parallel to passes()).
+    const std::vector<PassArgs>& args() const { return args_; }
+    bool contains(const std::string& name) const;
 
     PipelineResult run(ir::Model& model, const PipelineOptions& options = {}) const;
 
 private:
     const PassRegistry& registry_;
     std::vector<std::unique_ptr<Pass>> passes_;
+    std::vector<PassArgs> args_;
 };
 
 }  // namespace passlens::passes

@@ -1,7 +1,5 @@
 #include "passes/PassRegistry.h"
 
-#include <algorithm>
-
 #include "ir/Error.h"
 
 namespace passlens::passes {
@@ -14,6 +12,20 @@ Level parseLevel(const std::string& s) {
     throwBadInput("unknown level '" + s + "'; valid levels: none, basic, extended, all");
 }
 
+bool isLevelName(const std::string& s) { return s == "none" || s == "basic" || s == "extended" || s == "all"; }
+
+std::string_view roleName(PassRole r) {
+    switch (r) {
+    case PassRole::Convert: return "convert";
+    case PassRole::Simplify: return "simplify";
+    case PassRole::Fusion: return "fusion";
+    case PassRole::Layout: return "layout";
+    case PassRole::Training: return "training";
+    case PassRole::Profile: return "profile";
+    }
+    return "?";
+}
+
 std::string_view levelName(Level l) {
     switch (l) {
     case Level::None: return "none";
@@ -24,14 +36,36 @@ std::string_view levelName(Level l) {
     return "?";
 }
 
-void PassRegistry::add(std::string name, std::string description, Level level, int order, PassFactory factory) {
-    if (contains(name)) throw Error(ErrorKind::Internal, "pass '" + name + "' registered twice");
-    passes_.push_back({std::move(name), std::move(description), level, order, std::move(factory)});
+void PassRegistry::add(Level level, PassRole role, std::unique_ptr<Pass> (*factory)()) {
+    const auto probe = factory();
+    add(probe->name(), probe->description(), level, role, factory);
 }
 
-bool PassRegistry::contains(const std::string& name) const {
-    return std::any_of(passes_.begin(), passes_.end(), [&](const PassInfo& p) { return p.name == name; });
+void PassRegistry::add(std::string name, std::string description, Level level, PassRole role, PassFactory factory) {
+    PassInfo info;
+    info.options = factory()->options();
+    info.name = std::move(name);
+    info.description = std::move(description);
+    info.level = level;
+    info.role = role;
+    info.factory = std::move(factory);
+    add(info);
 }
+
+void PassRegistry::add(const PassInfo& info) {
+    if (contains(info.name)) throw Error(ErrorKind::Internal, "pass '" + info.name + "' registered twice");
+    // Pipeline text reads a level name as the level's passes, so no pass may take one.
+    if (isLevelName(info.name)) throw Error(ErrorKind::Internal, "pass '" + info.name + "' is named like a level");
+    passes_.push_back(info);
+}
+
+const PassInfo* PassRegistry::find(const std::string& name) const {
+    for (const auto& p : passes_)
+        if (p.name == name) return &p;
+    return nullptr;
+}
+
+bool PassRegistry::contains(const std::string& name) const { return find(name) != nullptr; }
 
 std::vector<std::string> PassRegistry::names() const {
     std::vector<std::string> out;
@@ -48,13 +82,10 @@ std::unique_ptr<Pass> PassRegistry::create(const std::string& name) const {
 }
 
 std::vector<std::string> PassRegistry::pipeline(Level level) const {
-    std::vector<const PassInfo*> chosen;
+    std::vector<std::string> out;
     for (const auto& p : passes_)
         if (p.level != Level::None && level != Level::None && static_cast<int>(p.level) <= static_cast<int>(level))
-            chosen.push_back(&p);
-    std::stable_sort(chosen.begin(), chosen.end(), [](const PassInfo* a, const PassInfo* b) { return a->order < b->order; });
-    std::vector<std::string> out;
-    for (const PassInfo* p : chosen) out.push_back(p->name);
+            out.push_back(p.name);
     return out;
 }
 

@@ -403,10 +403,4 @@ private:
 
 std::unique_ptr<Pass> makeShapeChainFoldingPass() { return std::make_unique<ShapeChainFoldingPass>(); }
 
-void registerShapeChainFoldingPass(PassRegistry& reg) {
-    // Before constant-folding, so a ConstantOfShape, Range or Expand whose shape input it makes
-    // constant folds in the same run.
-    reg.add<ShapeChainFoldingPass>(Level::Basic, 95);
-}
-
 }  // namespace passlens::passes

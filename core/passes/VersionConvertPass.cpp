@@ -47,6 +47,13 @@ public:
     std::string description() const override {
         return "Upgrades the ai.onnx opset to --target-opset with the ONNX version converter, node by node";
     }
+    std::vector<PassOption> options() const override {
+        return {{"opset", PassOption::Type::Int, {}, "--target-opset (none: keep the model's)", "the ai.onnx opset to upgrade to",
+                 [](PassOptions& o, const std::string& v) {
+                     o.targetOpset = std::stoll(v);
+                     if (o.targetOpset < 1) throwBadInput("version-convert{opset=...}: the opset must be 1 or more, got " + v);
+                 }}};
+    }
 
 protected:
     void runImpl(PassContext& ctx) const override {
@@ -157,9 +164,6 @@ private:
 
 }  // namespace
 
-void registerVersionConvertPass(PassRegistry& reg) {
-    // Only on request (--target-opset, the app's opset box), and first: later passes see the new opset.
-    reg.add<VersionConvertPass>(Level::None, 10);
-}
+std::unique_ptr<Pass> makeVersionConvertPass() { return std::make_unique<VersionConvertPass>(); }
 
 }  // namespace passlens::passes

@@ -22,7 +22,7 @@ using PassRemark = FusionRemarks::Entry;
 
 bool isFusionPass(const std::string& name) {
     for (const auto& info : passes::PassRegistry::global().passes())
-        if (info.name == name) return info.order >= 200 && info.order < 300;
+        if (info.name == name) return info.role == passes::PassRole::Fusion;
     return false;
 }
 

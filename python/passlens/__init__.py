@@ -126,10 +126,12 @@ class Model:
 
     # ---- passes ---------------------------------------------------------------------------------
     def optimize(self, level=None, passes=None, *, fixed_point=False, target_opset=None, target_layout=None,
-                 group_functions=False, recompute=None, snapshots=True):
+                 group_functions=False, recompute=None, snapshots=True, pipeline=None, profile=None):
         """Runs a pass pipeline (``passlens-cli optimize``). ``level`` is none|basic|extended|all
         (default extended); ``passes`` a list of pass names, run instead of the level unless a
-        level is given too. Returns an :class:`OptimizeResult`."""
+        level is given too; ``pipeline`` the whole pipeline as text (``passlens-cli optimize
+        --pipeline``: ``"basic,layout{to=NHWC},transpose"``), not combined with level or passes;
+        ``profile`` standard|onnxruntime. Returns an :class:`OptimizeResult`."""
         if level is not None and not isinstance(level, str):
             raise TypeError("level must be a str (none, basic, extended, all)")
         if isinstance(passes, str):
@@ -140,8 +142,12 @@ class Model:
                 raise TypeError("passes must be a list of pass names")
         if target_opset is not None and (isinstance(target_opset, bool) or not isinstance(target_opset, int)):
             raise TypeError("target_opset must be an int")
+        if pipeline is not None and not isinstance(pipeline, str):
+            raise TypeError("pipeline must be a str (e.g. \"basic,layout{to=NHWC}\")")
+        if profile is not None and not isinstance(profile, str):
+            raise TypeError("profile must be a str (standard, onnxruntime)")
         return OptimizeResult(self._m.optimize(level, passes, bool(fixed_point), target_opset, target_layout,
-                                               bool(group_functions), recompute, bool(snapshots)))
+                                               bool(group_functions), recompute, bool(snapshots), pipeline, profile))
 
     def explain(self, node=None, *, max_depth=None, passes=True):
         """Fusion groups and, per node, every fusion considered for it: the rule that refused it and

@@ -50,6 +50,7 @@
 #include "passes/PassManager.h"
 #include "passes/Report.h"
 #include "passes/fusion/GroupFunctions.h"
+#include "pipeline/PipelineBuilder.h"
 #include "pipeline/Explain.h"
 #include "report/Memplan.h"
 #include "report/Shapes.h"
@@ -271,33 +272,34 @@ struct PyOptimizeResult {
     std::string verifyFailure;                             ///< first differing pass (verify=True)
 };
 
-/// What `passlens-cli optimize` builds from its options (app/cli/cmd_optimize.cpp), same order.
+/// What `passlens-cli optimize` builds from its options: the same core builder
+/// (pipeline/PipelineBuilder.h), with the default level extended.
 PyOptimizeResult optimize(const PyModel& in, std::optional<std::string> level, std::optional<std::vector<std::string>> passList,
                           bool fixedPoint, std::optional<int64_t> targetOpset, std::optional<std::string> targetLayout,
-                          bool groupFunctions, std::optional<std::string> recompute, bool snapshots) {
+                          bool groupFunctions, std::optional<std::string> recompute, bool snapshots,
+                          std::optional<std::string> pipeline, std::optional<std::string> profile) {
     using namespace passlens::passes;
     return cancellable([&](const std::atomic<bool>* cancel) {
+        PipelineRequest request;
+        request.pipeline = pipeline;
+        request.level = level;
+        if (passList) {
+            std::string text;
+            for (const auto& n : *passList) text += (text.empty() ? "" : ",") + n;
+            request.passes = text;
+        }
+        request.profile = profile;
+        request.defaultLevel = "extended";
+        request.targetOpset = targetOpset;
+        request.targetLayout = targetLayout;
+        request.recompute = recompute;
+        request.groupFunctions = groupFunctions;
         PassManager pm;
         PipelineOptions options;
-        if (targetOpset) {
-            options.pass.targetOpset = *targetOpset;
-            pm.addPass("version-convert");
-        }
-        if (passList) {
-            for (const auto& n : *passList) pm.addPass(n);
-            if (level) pm.addLevel(parseLevel(*level));
-        } else {
-            pm.addLevel(parseLevel(level.value_or("extended")));
-        }
+        buildPipeline(request, pm, options.pass);
         options.fixedPoint = fixedPoint;
         options.keepSnapshots = snapshots;
-        if (targetLayout) {
-            if (*targetLayout != "NHWC" && *targetLayout != "NCHW") throwUsage("--target-layout must be NHWC or NCHW");
-            options.pass.targetLayout = *targetLayout;
-        }
-        if (recompute) options.pass.params["recompute.strategy"] = *recompute;
         options.pass.cancel = cancel;
-        if (groupFunctions) pm.addPass("group-functions");
         ir::Model model = *in.model;
         auto result = std::make_shared<PipelineResult>(pm.run(model, options));
         PyOptimizeResult r;
@@ -467,7 +469,8 @@ PYBIND11_MODULE(_passlens, m) {
             cancellable([&](const std::atomic<bool>*) { onnxio::exportModelFile(*p.model, path); return 0; });
         })
         .def("optimize", &optimize, py::arg("level"), py::arg("passes"), py::arg("fixed_point"), py::arg("target_opset"),
-             py::arg("target_layout"), py::arg("group_functions"), py::arg("recompute"), py::arg("snapshots"))
+             py::arg("target_layout"), py::arg("group_functions"), py::arg("recompute"), py::arg("snapshots"),
+             py::arg("pipeline"), py::arg("profile"))
         .def("explain", [](const PyModel& p, std::optional<std::string> node, std::optional<int> maxDepth, bool runPasses, bool text) {
             if (maxDepth && (*maxDepth < 1 || *maxDepth > 1000000)) throwUsage("--max-depth must be between 1 and 1000000");
             return cancellable([&](const std::atomic<bool>*) {

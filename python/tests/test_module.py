@@ -80,6 +80,26 @@ def test_optimize_byte_identical_to_cli(model, args, examples, fixtures, run_cli
     assert [s["name"] for s in r.steps] == [p["name"] for p in json.loads(report.read_text())["passes"]]
 
 
+def test_optimize_pipeline_text_like_cli(examples, run_cli, tmp_path):
+    # One pipeline syntax for the CLI and Python (core/pipeline/PipelineText.h): same bytes, same steps.
+    path = examples / "conv_bn_relu.onnx"
+    text = "basic,layout{to=NHWC},transpose"
+    out = tmp_path / "cli.onnx"
+    run_cli("optimize", path, "-o", out, "--pipeline", text)
+    r = passlens.load(path).optimize(pipeline=text)
+    assert r.to_onnx() == out.read_bytes()
+    assert [s["name"] for s in r.steps][-2:] == ["layout", "transpose"]
+    assert any(s["name"] == "layout" and s["changes"] for s in r.steps)
+    for bad in ("layout{to=NCWH}", "basic,bogus", "dce{x=1}"):
+        with pytest.raises(ValueError) as e:
+            passlens.load(path).optimize(pipeline=bad)
+        assert str(e.value) == cli_message(run_cli("optimize", path, "-o", "/dev/null", "--pipeline", bad, check=False))
+    with pytest.raises(ValueError):
+        passlens.load(path).optimize(pipeline="basic", level="all")
+    with pytest.raises(TypeError):
+        passlens.load(path).optimize(pipeline=["basic"])
+
+
 def test_steps(examples):
     r = passlens.load(examples / "cleanup_opportunities.onnx").optimize(level="extended")
     s = {st["name"]: st for st in r.steps}

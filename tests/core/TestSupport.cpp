@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdio>
+#include <stdexcept>
 #include <fstream>
 #include <sstream>
 
@@ -27,6 +29,15 @@ const std::vector<std::string>& realModelNames() {
         "ch_PP-OCRv4_det_infer.onnx", "ch_PP-OCRv4_rec_infer.onnx", "ch_ppocr_mobile_v2.0_cls_infer.onnx",
         "silero_vad_legacy.onnx", "silero_vad_v5.onnx"};
     return names;
+}
+
+std::string realModel(const std::string& file) {
+    const std::string path = modelsDir() + "/" + file;
+    if (std::filesystem::exists(path)) return path;
+    std::printf("PASSLENS_MODELS_MISSING: %s is not there (tests/fetch_models.sh could not download it, offline?); "
+                "this test is skipped\n", path.c_str());
+    std::fflush(stdout);
+    throw std::runtime_error("model file missing: " + path);
 }
 
 std::vector<std::string> testdataModels() {

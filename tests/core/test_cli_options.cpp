@@ -219,6 +219,9 @@ std::vector<Row> rows() {
                        out + ".onnx"));
     r.push_back(effect("optimize", "--dim", opt, {"--dim", "N=1"}, out + ".onnx"));
     r.push_back(effect("optimize", "--profile", opt, {"--profile", "onnxruntime"}, out + ".onnx"));
+    r.push_back(effect("optimize", "--pipeline", opt, {"--pipeline", "basic,layout{to=NHWC},transpose"}, out + ".onnx"));
+    r.push_back(refused("optimize", "--pipeline", opt + std::vector<std::string>{"--pipeline", "basic", "--level", "all"}));
+    r.push_back(refused("optimize", "--pipeline", opt + std::vector<std::string>{"--pipeline", "layout{to=NCWH}"}));
     // passes
     r.push_back(effect("passes", "--json", {"passes"}, {"--json"}));
     r.push_back(noted("passes", {"passes"}));

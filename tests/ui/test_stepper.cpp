@@ -128,7 +128,7 @@ protected:
 const passes::PassRegistry& registryWithBrokenPass() {
     static const passes::PassRegistry reg = [] {
         passes::PassRegistry r = passes::PassRegistry::global();
-        r.add("test-break-constant", "test only: changes a constant", passes::Level::None, 0,
+        r.add("test-break-constant", "test only: changes a constant", passes::Level::None, passes::PassRole::Simplify,
               [] { return std::make_unique<BreakConstantPass>(); });
         return r;
     }();

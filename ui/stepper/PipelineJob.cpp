@@ -4,6 +4,7 @@
 #include <optional>
 
 #include "ir/Error.h"
+#include "pipeline/PipelineText.h"
 
 namespace passlens::ui {
 
@@ -32,25 +33,8 @@ PipelineRun runPipeline(const ir::Model& model, const std::vector<std::string>& 
     try {
         passes::PassManager pm(registry);
         passes::PipelineOptions opt;
-        for (const auto& n : passNames) {
-            // "layout:NHWC" runs the layout pass toward that layout (as --target-layout);
-            // "version-convert:17" upgrades the opset (as --target-opset).
-            if (auto colon = n.find(':'); colon != std::string::npos) {
-                const std::string pass = n.substr(0, colon), arg = n.substr(colon + 1);
-                if (pass == "layout") {
-                    opt.pass.targetLayout = arg;
-                } else if (pass == "version-convert") {
-                    try { opt.pass.targetOpset = std::stoll(arg); } catch (...) {
-                        throw Error(ErrorKind::BadInput, "version-convert needs an opset number: '" + n + "'");
-                    }
-                } else {
-                    throw Error(ErrorKind::BadInput, "only layout and version-convert take an argument: '" + n + "'");
-                }
-                pm.addPass(pass);
-            } else {
-                pm.addPass(n);
-            }
-        }
+        // Each name is pipeline text (core's syntax): "layout:NHWC", "version-convert{opset=17}".
+        for (const auto& n : passNames) passes::addPipeline(pm, n);
         ir::Model work = model;  // the loaded model stays as it was
         opt.pass.cancel = cancel;
         opt.keepSnapshots = true;

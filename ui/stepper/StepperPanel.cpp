@@ -21,6 +21,7 @@
 #include "ir/Error.h"
 #include "onnx/VersionConvert.h"
 #include "passes/PassRegistry.h"
+#include "pipeline/PipelineText.h"
 #include "stepper/PassTableModel.h"
 
 namespace passlens::ui {
@@ -243,8 +244,8 @@ void StepperPanel::run() {
     try {
         if (verify_->isChecked()) dims = parseDims(verifyDims_->text());
         names = requestedPasses();
-        for (const auto& n : names)  // unknown names fail here, before a thread starts
-            registry_->create(n.substr(0, n.find(':')));
+        for (const auto& n : names)  // unknown names and bad options fail here, before a thread starts
+            passes::parsePipeline(n, *registry_);
     } catch (const std::exception& e) {
         status_->setText(QString::fromStdString(e.what()));
         emit runFailed(QString::fromStdString(e.what()));

@@ -15,7 +15,7 @@
 #include "eval/TensorOps.h"
 #include "examples/Builder.h"
 #include "graph/GraphView.h"
-#include "passes/PassRegistrations.h"
+#include "passes/PassRegistry.h"
 #include "stepper/StepperPanel.h"
 
 namespace passlens::ui {
@@ -85,11 +85,10 @@ NodeStyle TrainingController::gradientOfSelectionStyle() {
 void TrainingController::buildTrainingGraph(const autodiff::AutodiffOptions& options) {
     // The training pipeline's passes, with autodiff made for the options chosen in the dialog.
     registry_ = std::make_unique<passes::PassRegistry>();
-    for (auto* add : {passes::registerConstantFoldingPass, passes::registerAlgebraicPass, passes::registerCsePass,
-                      passes::registerDcePass})
-        add(*registry_);
+    for (const char* name : {"constant-folding", "algebraic", "cse", "dce"})
+        registry_->add(*passes::PassRegistry::global().find(name));
     const auto autodiffPass = autodiff::makeAutodiffPass(options);
-    registry_->add(autodiffPass->name(), autodiffPass->description(), passes::Level::None, 50,
+    registry_->add(autodiffPass->name(), autodiffPass->description(), passes::Level::None, passes::PassRole::Training,
                    [options] { return autodiff::makeAutodiffPass(options); });
     StepperPanel* stepper = window_->stepper();
     stepper->setRegistry(registry_.get());

@@ -99,8 +99,6 @@ void DetectAttention::runImpl(PassContext& ctx) const {
     });
 }
 
-void registerDetectAttentionPass(PassRegistry& reg) {
-    reg.add<DetectAttention>(Level::Extended, 290);
-}
+std::unique_ptr<Pass> makeDetectAttentionPass() { return std::make_unique<DetectAttention>(); }
 
 }  // namespace passlens::passes

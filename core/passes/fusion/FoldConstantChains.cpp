@@ -94,9 +94,6 @@ void FoldConstantChains::runImpl(PassContext& ctx) const {
     });
 }
 
-void registerFoldConstantChainsPass(PassRegistry& reg) {
-    // After the pattern fusions, which match the exporters' own constant steps (+3, /6, ...).
-    reg.add<FoldConstantChains>(Level::Extended, 270);
-}
+std::unique_ptr<Pass> makeFoldConstantChainsPass() { return std::make_unique<FoldConstantChains>(); }
 
 }  // namespace passlens::passes

@@ -110,10 +110,6 @@ void FuseConvBatchNorm::runImpl(PassContext& ctx) const {
     });
 }
 
-void registerFuseConvBatchNormPass(PassRegistry& reg) {
-    // Level basic holds the limited, semantics-preserving fusions of the lectures' O3 (ONNX Runtime's
-    // level 1: ConvBNFusion, ConvAddFusion, ConvMulFusion, MatMulAddFusion, ReshapeFusion).
-    reg.add<FuseConvBatchNorm>(Level::Basic, 200);
-}
+std::unique_ptr<Pass> makeFuseConvBatchNormPass() { return std::make_unique<FuseConvBatchNorm>(); }
 
 }  // namespace passlens::passes

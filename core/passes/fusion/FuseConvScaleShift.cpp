@@ -86,8 +86,6 @@ void FuseConvScaleShift::runImpl(PassContext& ctx) const {
     });
 }
 
-void registerFuseConvScaleShiftPass(PassRegistry& reg) {
-    reg.add<FuseConvScaleShift>(Level::Basic, 205);
-}
+std::unique_ptr<Pass> makeFuseConvScaleShiftPass() { return std::make_unique<FuseConvScaleShift>(); }
 
 }  // namespace passlens::passes

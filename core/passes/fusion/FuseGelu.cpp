@@ -168,8 +168,6 @@ void FuseGelu::runImpl(PassContext& ctx) const {
     });
 }
 
-void registerFuseGeluPass(PassRegistry& reg) {
-    reg.add<FuseGelu>(Level::Extended, 260);
-}
+std::unique_ptr<Pass> makeFuseGeluPass() { return std::make_unique<FuseGelu>(); }
 
 }  // namespace passlens::passes

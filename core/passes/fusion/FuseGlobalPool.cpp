@@ -71,8 +71,6 @@ void FuseGlobalPool::runImpl(PassContext& ctx) const {
     });
 }
 
-void registerFuseGlobalPoolPass(PassRegistry& reg) {
-    reg.add<FuseGlobalPool>(Level::Extended, 250);
-}
+std::unique_ptr<Pass> makeFuseGlobalPoolPass() { return std::make_unique<FuseGlobalPool>(); }
 
 }  // namespace passlens::passes

@@ -194,9 +194,6 @@ void FuseHardSwish::runImpl(PassContext& ctx) const {
     });
 }
 
-void registerFuseHardSwishPass(PassRegistry& reg) {
-    // Before the Conv folds, so a HardSwish's own +3 is not offered to them as a bias.
-    reg.add<FuseHardSwish>(Level::Extended, 202);
-}
+std::unique_ptr<Pass> makeFuseHardSwishPass() { return std::make_unique<FuseHardSwish>(); }
 
 }  // namespace passlens::passes

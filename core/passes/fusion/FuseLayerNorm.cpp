@@ -276,8 +276,6 @@ void fuseLayerNorms(Rewriter& rw, int64_t opset, int64_t minOpset) {
     }
 }
 
-void registerFuseLayerNormPass(PassRegistry& reg) {
-    reg.add<FuseLayerNorm>(Level::Extended, 210);
-}
+std::unique_ptr<Pass> makeFuseLayerNormPass() { return std::make_unique<FuseLayerNorm>(); }
 
 }  // namespace passlens::passes

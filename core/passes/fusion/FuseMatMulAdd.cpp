@@ -195,8 +195,6 @@ void FuseMatMulAdd::runImpl(PassContext& ctx) const {
     });
 }
 
-void registerFuseMatMulAddPass(PassRegistry& reg) {
-    reg.add<FuseMatMulAdd>(Level::Basic, 230);
-}
+std::unique_ptr<Pass> makeFuseMatMulAddPass() { return std::make_unique<FuseMatMulAdd>(); }
 
 }  // namespace passlens::passes

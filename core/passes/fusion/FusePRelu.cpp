@@ -90,8 +90,6 @@ void FusePRelu::runImpl(PassContext& ctx) const {
     });
 }
 
-void registerFusePReluPass(PassRegistry& reg) {
-    reg.add<FusePRelu>(Level::Extended, 240);
-}
+std::unique_ptr<Pass> makeFusePReluPass() { return std::make_unique<FusePRelu>(); }
 
 }  // namespace passlens::passes

@@ -203,10 +203,6 @@ void FuseReshape::runImpl(PassContext& ctx) const {
     }
 }
 
-void registerFuseReshapePass(PassRegistry& reg) {
-    // ONNX Runtime runs its ReshapeFusion at level 1 too: the constant target is exact, and it
-    // gives the Reshape's result a known rank, which the 2-D MatMul + Add → Gemm fold needs.
-    reg.add<FuseReshape>(Level::Basic, 215);
-}
+std::unique_ptr<Pass> makeFuseReshapePass() { return std::make_unique<FuseReshape>(); }
 
 }  // namespace passlens::passes

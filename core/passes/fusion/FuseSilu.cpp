@@ -49,8 +49,6 @@ void FuseSilu::runImpl(PassContext& ctx) const {
     });
 }
 
-void registerFuseSiluPass(PassRegistry& reg) {
-    reg.add<FuseSilu>(Level::Extended, 265);
-}
+std::unique_ptr<Pass> makeFuseSiluPass() { return std::make_unique<FuseSilu>(); }
 
 }  // namespace passlens::passes

@@ -63,13 +63,8 @@ void GroupGelu::runImpl(PassContext& ctx) const { groupForms(ctx, "group-gelu", 
 
 void GroupSilu::runImpl(PassContext& ctx) const { groupForms(ctx, "group-silu", &findSiluForms); }
 
-void registerGroupGeluPass(PassRegistry& reg) {
-    // Level all: calls of model-local functions, after every standard-op pattern fusion.
-    reg.add<GroupGelu>(Level::All, 275);
-}
+std::unique_ptr<Pass> makeGroupGeluPass() { return std::make_unique<GroupGelu>(); }
 
-void registerGroupSiluPass(PassRegistry& reg) {
-    reg.add<GroupSilu>(Level::All, 276);
-}
+std::unique_ptr<Pass> makeGroupSiluPass() { return std::make_unique<GroupSilu>(); }
 
 }  // namespace passlens::passes

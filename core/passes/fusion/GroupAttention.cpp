@@ -200,8 +200,6 @@ void GroupAttention::runImpl(PassContext& ctx) const {
     });
 }
 
-void registerGroupAttentionPass(PassRegistry& reg) {
-    reg.add<GroupAttention>(Level::All, 277);
-}
+std::unique_ptr<Pass> makeGroupAttentionPass() { return std::make_unique<GroupAttention>(); }
 
 }  // namespace passlens::passes

@@ -95,7 +95,6 @@ size_t deepCount(const Graph& g) {
     return n;
 }
 
-
 }  // namespace
 
 std::shared_ptr<Graph> functionBodyOf(const Graph& g, const std::vector<NodeId>& nodes, const std::vector<ValueId>& ins,
@@ -229,10 +228,6 @@ GroupFunctionsResult groupIntoFunctions(Model& model, const analysis::FusionOpti
 
 std::unique_ptr<Pass> makeGroupFunctionsPass() { return std::make_unique<GroupFunctionsPass>(); }
 
-void registerGroupFunctionsPass(PassRegistry& reg) {
-    // Name and description come from the pass itself, stated once. After every fusion (order 295).
-    reg.add<GroupFunctionsPass>(Level::None, 295);
-}
 
 GroupFunctionsResult groupFunctionsResultOf(const PassResult& r) {
     auto get = [&](const char* key) {

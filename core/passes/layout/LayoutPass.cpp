@@ -52,6 +52,10 @@ public:
     std::string description() const override {
         return "Converts layout-sensitive ops to channels-last (NHWC) or back to NCHW, with Transposes at the boundaries";
     }
+    std::vector<PassOption> options() const override {
+        return {{"to", PassOption::Type::Choice, {"NHWC", "NCHW"}, "--target-layout", "the layout to convert to",
+                 [](PassOptions& o, const std::string& v) { o.targetLayout = v; }}};
+    }
 
 protected:
     void runImpl(PassContext& ctx) const override {
@@ -109,10 +113,5 @@ std::vector<std::string> nonStandardDomains(const Model& m) {
 }
 
 std::unique_ptr<Pass> makeLayoutPass() { return std::make_unique<LayoutPass>(); }
-
-void registerLayoutPass(PassRegistry& reg) {
-    // Only by name: it needs --target-layout.
-    reg.add<LayoutPass>(Level::None, 300);
-}
 
 }  // namespace passlens::passes

@@ -469,8 +469,4 @@ protected:
 
 std::unique_ptr<Pass> makeTransposePass() { return std::make_unique<TransposePass>(); }
 
-void registerTransposePass(PassRegistry& reg) {
-    reg.add<TransposePass>(Level::All, 310);
-}
-
 }  // namespace passlens::passes

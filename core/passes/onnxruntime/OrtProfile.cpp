@@ -118,7 +118,7 @@ void registerOnnxRuntimePasses(PassRegistry& reg) {
     auto add = [&](const char* name, const char* description, OrtPass::Run run) {
         const std::string n = name, d = description;
         runsByName()[n] = run;
-        reg.add(n, d, Level::None, 400, [n, d, run] { return std::make_unique<OrtPass>(n, d, run); });
+        reg.add(n, d, Level::None, PassRole::Profile, [n, d, run] { return std::make_unique<OrtPass>(n, d, run); });
     };
     add("ort-level1-rules", "ONNX Runtime Level1 rules: EliminateIdentity, EliminateDropout, CastElimination, ExpandElimination, EliminateSlice, NoopElimination, DivMulFusion",
         rulesRun([](int64_t) { return level1Rules(); }));
