@@ -428,7 +428,9 @@ void MainWindow::showLaidOut(const SnapshotPtr& snap) {
         statusBar()->showMessage(tr("Laid out %1 boxes in %2 s").arg(snap->display.nodes.size()).arg(snap->layoutSeconds, 0, 'f', 2), 5000);
     focusAfterRedraw(before, kept);
     updateBreadcrumb();
-    if (!findEdit_->text().isEmpty() && !redrawing_) refreshFindHits(findEdit_->text());
+    // Find's highlight belongs to one snapshot: a step or another model clears it (the match
+    // itself stays selected); a regrouping of the same graph keeps it.
+    if (!redrawing_ && snap->model.get() != findModel_) clearFind();
     if (!readOnlyReason_.isEmpty()) {
         statusBar()->showMessage(tr("Read-only: %1. Passes are off for this model.").arg(readOnlyReason_));
         if (readOnlyNode_ != ir::kNone && shownRow_ < 0) mainView_->selectNode(readOnlyNode_);
@@ -489,10 +491,20 @@ void MainWindow::find(const QString& text) {
     if (!hits_.empty()) findNext();
 }
 
+void MainWindow::clearFind() {
+    const QSignalBlocker block(findEdit_);
+    findEdit_->clear();
+    hits_.clear();
+    hitIndex_ = -1;
+    findStatus_->clear();
+    mainView_->setSearchHits({});
+}
+
 void MainWindow::refreshFindHits(const QString& text) {
     GraphView* v = currentView();
     hits_ = v->findNodes(text);
     v->setSearchHits(hits_);
+    findModel_ = v->snapshot() ? v->snapshot()->model.get() : nullptr;
     // Find Next goes on from the selected hit (a step keeps the selection, not the hit's place).
     const auto at = std::find(hits_.begin(), hits_.end(), v->selectedNode());
     hitIndex_ = at == hits_.end() ? -1 : int(at - hits_.begin());
@@ -577,11 +589,13 @@ void MainWindow::buildAnalysisDocks() {
                 if (node == ir::kNone) return analysisHighlight_->clear();
                 std::map<ir::NodeId, NodeStyle> styles;
                 for (ir::NodeId n : path) {
-                    NodeStyle style{QColor("#ede9fe"), QColor("#7c3aed"), 1.0, false, {}};
-                    // On a pass step the path keeps its diff fill and badge: only the border says "path".
+                    NodeStyle style = highlightStyle(QColor("#ede9fe"), QColor("#7c3aed"));
+                    // On a pass step the path keeps its diff ring and badge: fill and border say "path".
                     if (DiffState d = shownDiff_.stateOf(n); d != DiffState::Unchanged) {
-                        style.fill = styleFor(d).fill;
-                        style.badge = styleFor(d).badge;
+                        const NodeStyle diff = styleFor(d);
+                        style.outline = diff.outline;
+                        style.hatched = diff.hatched;
+                        style.badge = diff.badge;
                     }
                     styles[n] = style;
                 }
@@ -609,10 +623,10 @@ void MainWindow::buildAnalysisDocks() {
             [this](ir::NodeId node, const std::vector<ir::NodeId>& involved, ir::NodeId blocking,
                    const std::vector<std::pair<ir::NodeId, ir::NodeId>>& edges) {
                 std::map<ir::NodeId, NodeStyle> styles;
-                for (ir::NodeId n : involved) styles[n] = NodeStyle{QColor("#fef3c7"), QColor("#d97706"), 1.0, false, {}};
-                styles[node] = NodeStyle{QColor("#fef3c7"), QColor("#d97706"), 1.0, false, tr("why?")};
+                for (ir::NodeId n : involved) styles[n] = highlightStyle(QColor("#fef3c7"), QColor("#d97706"));
+                styles[node] = highlightStyle(QColor("#fef3c7"), QColor("#d97706"), tr("why?"));
                 if (blocking != ir::kNone)
-                    styles[blocking] = NodeStyle{QColor("#fee2e2"), QColor("#dc2626"), 1.0, false, tr("blocks")};
+                    styles[blocking] = highlightStyle(QColor("#fee2e2"), QColor("#dc2626"), tr("blocks"));
                 analysisHighlight_->show(styles, edges, EdgeStyle{QColor("#dc2626"), 3.2, false});
             });
 

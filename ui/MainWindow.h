@@ -274,6 +274,8 @@ private:
     void focusOnLateGhosts();
     /// Hits of `text` on the drawing shown now, keeping the selection (no jump to the first hit).
     void refreshFindHits(const QString& text);
+    void clearFind();
+    const ir::Model* findModel_ = nullptr;  ///< the snapshot find's hits belong to
     bool freshModel_ = false;              ///< the next drawing is a new model's first view
     ir::NodeId lastChangeSpot_ = ir::kNone;  ///< where Next Change stood (a ghost is not selectable)
 

@@ -210,8 +210,9 @@ void MainWindow::showStep(int row) {
 }
 
 void MainWindow::applyDiffStyles() {
-    // Added green, changed yellow. Removed nodes are not in this snapshot: they are ghost items
+    // Rings: added green, changed orange and hatched (fills stay the op categories). Removed nodes are not in this snapshot: they are ghost items
     // (showGhosts) or red boxes of the before pane, so the node items stay exactly the snapshot's.
+    mainView_->setDiffMode(shownRow_ > 0);  // unchanged boxes washed out: the marked ones stand out
     for (ir::NodeId id : shownDiff_.added) mainView_->setNodeStyle(id, styleFor(DiffState::Added));
     for (ir::NodeId id : shownDiff_.changed) mainView_->setNodeStyle(id, styleFor(DiffState::Changed));
     markChangedGroups();
@@ -224,9 +225,9 @@ void MainWindow::updateCaption() {
     if (!step) return mainView_->setCaption({});
     const QString title = tr("after %1").arg(QString::fromStdString(step->result.name));
     mainView_->setCaption(shownModelDiff_.isEmpty() ? title : title + "  ·  " + shownModelDiff_,
-                          {{styleFor(DiffState::Added).fill, tr("%1 added").arg(shownDiff_.added.size())},
-                           {styleFor(DiffState::Changed).fill, tr("%1 changed").arg(shownDiff_.changed.size())},
-                           {styleFor(DiffState::Removed).fill,
+                          {{diffColor(DiffState::Added), tr("%1 added").arg(shownDiff_.added.size())},
+                           {diffColor(DiffState::Changed), tr("%1 changed").arg(shownDiff_.changed.size())},
+                           {diffColor(DiffState::Removed),
                             tr("%1 removed").arg(shownDiff_.removed.size())}});
 }
 
@@ -288,9 +289,10 @@ void MainWindow::showBeforePane() {
     layoutModel(*beforeLayout_, prev, [this, caption](SnapshotPtr snap, QString) {
         if (!snap) return;
         beforeView_->clearNodeStyles();
+        beforeView_->setDiffMode(true);
         beforeView_->setSnapshot(snap);
-        beforeView_->setCaption(caption, {{styleFor(DiffState::Removed).fill, tr("removed")},
-                                          {styleFor(DiffState::Changed).fill, tr("changed")}});
+        beforeView_->setCaption(caption, {{diffColor(DiffState::Removed), tr("removed")},
+                                          {diffColor(DiffState::Changed), tr("changed")}});
         for (ir::NodeId id : shownDiff_.removed) beforeView_->setNodeStyle(id, styleFor(DiffState::Removed));
         for (ir::NodeId id : shownDiff_.changed) beforeView_->setNodeStyle(id, styleFor(DiffState::Changed));
         if (ir::NodeId sel = mainView_->selectedNode(); sel != ir::kNone) syncSelection(mainView_, sel);

@@ -681,7 +681,7 @@ private slots:
             QTRY_VERIFY(w.beforeView()->snapshot() && w.beforeView()->snapshot()->model == expectedBefore);
             std::vector<ir::NodeId> colored = w.graphView()->styledNodes();
             for (ir::NodeId id : w.beforeView()->styledNodes())
-                if (w.beforeView()->nodeStyle(id)->fill == ui::styleFor(ui::DiffState::Removed).fill) colored.push_back(id);
+                if (w.beforeView()->nodeStyle(id)->outline == ui::styleFor(ui::DiffState::Removed).outline) colored.push_back(id);
             std::sort(colored.begin(), colored.end());
             colored.erase(std::unique(colored.begin(), colored.end()), colored.end());
             const auto& before = run->modelAt(row - 1)->graph;
@@ -692,9 +692,9 @@ private slots:
             QCOMPARE(w.changeLog()->model()->rowCount(), int(run->stepAt(row)->result.changes.size()));
             // Colors by state: added green and changed yellow after, removed red before.
             for (ir::NodeId id : w.shownDiff().added)
-                QCOMPARE(w.graphView()->nodeStyle(id)->fill, ui::styleFor(ui::DiffState::Added).fill);
+                QCOMPARE(w.graphView()->nodeStyle(id)->outline, ui::styleFor(ui::DiffState::Added).outline);
             for (ir::NodeId id : w.shownDiff().changed)
-                QCOMPARE(w.graphView()->nodeStyle(id)->fill, ui::styleFor(ui::DiffState::Changed).fill);
+                QCOMPARE(w.graphView()->nodeStyle(id)->outline, ui::styleFor(ui::DiffState::Changed).outline);
             for (ir::NodeId id : w.shownDiff().removed) QVERIFY(w.beforeView()->nodeStyle(id) && !w.graphView()->itemForNode(id));
             checked += !named.empty();
         }
@@ -980,8 +980,8 @@ private slots:
             QVERIFY(w.graphView()->selectedNode() != ir::kNone);
             w.graphView()->scene()->clearSelection();
             w.beforeView()->scene()->clearSelection();
-            QCOMPARE(w.graphView()->nodeStyle(*w.shownModel()->graph.findNode("merge"))->fill,
-                     ui::styleFor(ui::DiffState::Changed).fill);
+            QCOMPARE(w.graphView()->nodeStyle(*w.shownModel()->graph.findNode("merge"))->outline,
+                     ui::styleFor(ui::DiffState::Changed).outline);
             QCoreApplication::processEvents();
             const QString path = QString(PASSLENS_SCREENSHOT_DIR) + "/stepper_diff.png";
             QVERIFY(w.grab().save(path));
@@ -1007,7 +1007,7 @@ private slots:
             QCOMPARE(ghosts.last().at(0).toInt(), int(w.shownDiff().removed.size()));
             QVERIFY(w.graphView()->selectNode(w.shownDiff().added.front()));
             // The selection's dominator path (border) keeps the diff colors of the step.
-            QCOMPARE(w.graphView()->nodeStyle(w.shownDiff().added.front())->fill, ui::styleFor(ui::DiffState::Added).fill);
+            QCOMPARE(w.graphView()->nodeStyle(w.shownDiff().added.front())->outline, ui::styleFor(ui::DiffState::Added).outline);
             w.graphView()->fitAll();
             QCoreApplication::processEvents();
             const QString path = QString(PASSLENS_SCREENSHOT_DIR) + "/stepper_fusion_ghosts.png";

@@ -69,6 +69,7 @@ void GraphView::setSnapshot(SnapshotPtr snap) {
     for (size_t i = 0; i < dg.nodes.size(); ++i) {
         const auto& r = lr.boxes[i].rect;
         auto* item = new NodeItem(dg.nodes[i], QRectF(r.x, r.y, r.width, r.height));
+        item->setMuted(diffMode_);
         scene_->addItem(item);
         items_[dg.nodes[i].key] = item;
         if (dg.nodes[i].kind == DisplayNode::Kind::Op) {
@@ -453,6 +454,19 @@ std::vector<ir::NodeId> GraphView::findNodes(const QString& text) const {
     return out;
 }
 
+std::vector<ir::NodeId> GraphView::searchHits() const {
+    std::vector<ir::NodeId> out;
+    for (const NodeItem* i : searchHits_)
+        if (layout::isOpKey(i->key())) out.push_back(i->key());
+    return out;
+}
+
+void GraphView::setDiffMode(bool on) {
+    if (diffMode_ == on) return;
+    diffMode_ = on;
+    for (auto& [key, item] : items_) item->setMuted(on);
+}
+
 void GraphView::setSearchHits(const std::vector<ir::NodeId>& hits) {
     for (NodeItem* i : searchHits_) i->setSearchHit(false);
     searchHits_.clear();
@@ -573,8 +587,8 @@ void GraphView::drawCaption(QPainter* p) {
     x += fm.horizontalAdvance(caption_) + 8;
     p->setFont(sf);
     for (const auto& [c, label] : captionSwatches_) {
-        p->setPen(QPen(c.darker(150), 1.2));
-        p->setBrush(c);
+        p->setPen(QPen(c, 2.6));  // a ring, as the diff marks the boxes
+        p->setBrush(Qt::white);
         p->drawRoundedRect(QRect(x + 4, frame.top() + h / 2 - 6, 14, 12), 3, 3);
         p->setPen(QColor("#1d2330"));
         p->drawText(QRect(x + 22, frame.top(), sm.horizontalAdvance(label) + 2, h), Qt::AlignVCenter, label);

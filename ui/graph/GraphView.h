@@ -69,6 +69,10 @@ public:
     /// setSnapshot. groupStyle is null for groups without one or not drawn collapsed.
     void setGroupStyle(uint32_t group, const NodeStyle& style);
     const NodeStyle* groupStyle(uint32_t group) const;
+    /// Diff mode: boxes without a style override are drawn desaturated, so the marked ones (a
+    /// pass step's changes) stand out. Kept across setSnapshot.
+    void setDiffMode(bool on);
+    bool diffMode() const { return diffMode_; }
     /// Nodes with a style override that are drawn in the current snapshot.
     std::vector<ir::NodeId> styledNodes() const;
 
@@ -83,9 +87,11 @@ public:
     /// Nodes whose name or op type contains `text` (case-insensitive), in layout order.
     std::vector<ir::NodeId> findNodes(const QString& text) const;
     void setSearchHits(const std::vector<ir::NodeId>& hits);
+    /// Nodes drawn with find's highlight now.
+    std::vector<ir::NodeId> searchHits() const;
 
     /// A short line drawn at the top center of the viewport ("before: cse"), with optional
-    /// colored swatches (e.g. the diff colors) after it. Empty = none.
+    /// swatches after it, drawn as rings like the diff marks. Empty = none.
     void setCaption(const QString& text, const std::vector<std::pair<QColor, QString>>& swatches = {});
     QString caption() const { return caption_; }
     void setLegendVisible(bool on);
@@ -195,6 +201,7 @@ private:
     void updateClusterVisibility();
     std::vector<std::pair<QGraphicsItem*, uint32_t>> groupFrames_;  ///< frame item, group id
     bool clustersVisible_ = false;
+    bool diffMode_ = false;
 };
 
 }  // namespace passlens::ui
