@@ -8,7 +8,6 @@
 #include <QLabel>
 #include <QMenu>
 #include <QMenuBar>
-#include <QScrollArea>
 #include <QSplitter>
 #include <QStatusBar>
 #include <QStringList>
@@ -47,15 +46,9 @@ void MainWindow::buildStepperDocks() {
     QDockWidget* logDock = dock(changeLog_, tr("Change Log"), "changeLog", Qt::BottomDockWidgetArea);
     remarks_ = new RemarksPanel(this);
     QDockWidget* remarkDock = dock(remarks_, tr("Remarks"), "remarks", Qt::BottomDockWidgetArea);
-    // The charts want ~500 px of height; in a scroll area the dock can stay a short strip and
-    // still show them whole when the user makes it taller.
+    // The charts fill the dock and grow with it (side by side in a wide, short dock).
     memory_ = new MemoryView(this);
-    memory_->setMinimumHeight(520);
-    auto* memScroll = new QScrollArea(this);
-    memScroll->setWidget(memory_);
-    memScroll->setWidgetResizable(true);
-    memScroll->setFrameShape(QFrame::NoFrame);
-    QDockWidget* memDock = dock(memScroll, tr("Memory"), "memory", Qt::BottomDockWidgetArea);
+    QDockWidget* memDock = dock(memory_, tr("Memory"), "memory", Qt::BottomDockWidgetArea);
     splitDockWidget(logDock, remarkDock, Qt::Horizontal);
     tabifyDockWidget(remarkDock, memDock);
     remarkDock->raise();
@@ -111,7 +104,7 @@ void MainWindow::openBottomDocksAfterRun() {
         if (auto* d = findChild<QDockWidget*>(name)) d->show();
     if (auto* log = findChild<QDockWidget*>("changeLog")) {
         log->raise();
-        resizeDocks({log}, {200}, Qt::Vertical);
+        resizeDocks({log}, {qMax(260, height() / 3)}, Qt::Vertical);
     }
 }
 
@@ -195,6 +188,8 @@ void MainWindow::showStep(int row) {
     const QString stepTitle = step ? tr("%1 after %2").arg(title_, QString::fromStdString(step->result.name)) : title_;
     showMemoryOf(shown_, stepTitle);
     modelInfo_->setPlainText(QString::fromStdString(onnxio::modelInfoToText(onnxio::describeModel(*shown_))));
+    // The status bar's facts are the shown snapshot's, named.
+    facts_->setText(factsText(*shown_, step ? tr("after %1").arg(QString::fromStdString(step->result.name)) : tr("input model")));
     updateDomainNotice();
     // What the node diff cannot show: functions, opset imports, IR version (group-functions,
     // version-convert, the layout pass's domain).

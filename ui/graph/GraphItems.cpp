@@ -46,6 +46,11 @@ void NodeItem::setMuted(bool muted) {
     update();
 }
 
+void NodeItem::setDomainTag(const QString& tag) {
+    domainTag_ = tag;
+    update();
+}
+
 QColor mutedColor(const QColor& c) {
     // Halfway to grey, then lightened: still tells categories apart up close, but a diff's marked
     // boxes stand out.
@@ -137,7 +142,24 @@ void NodeItem::paint(QPainter* p, const QStyleOptionGraphicsItem* opt, QWidget*)
         p->setBrush(Qt::NoBrush);
         p->drawRoundedRect(rect_.adjusted(3, 3, 3, 3).intersected(rect_.adjusted(0, 0, 3, 3)), radius, radius);
     }
+    if (!domainTag_.isEmpty()) {  // a contrib op: an inner border and its domain's tag
+        p->setPen(QPen(border, 1.0));
+        p->setBrush(Qt::NoBrush);
+        p->drawRoundedRect(rect_.adjusted(3, 3, -3, -3), radius - 2, radius - 2);
+    }
     if (lod < 0.45) return;  // text unreadable at this zoom: skip it (keeps panning smooth)
+    if (!domainTag_.isEmpty()) {
+        QFont f = nodeTextFont();
+        f.setBold(true);
+        f.setPixelSize(8);
+        const QRectF tag(rect_.left() + 4, rect_.top() + 4, QFontMetricsF(f).horizontalAdvance(domainTag_) + 6, 11);
+        p->setPen(Qt::NoPen);
+        p->setBrush(border);
+        p->drawRoundedRect(tag, 3, 3);
+        p->setFont(f);
+        p->setPen(Qt::white);
+        p->drawText(tag, Qt::AlignCenter, domainTag_);
+    }
 
     QFont tf = nodeTitleFont(), bf = nodeTextFont();
     QFontMetricsF tm(tf), bm(bf);

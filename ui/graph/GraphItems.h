@@ -23,6 +23,10 @@ public:
     /// Drawn desaturated unless it carries a style override (the unchanged boxes of a diff).
     void setMuted(bool muted);
     bool isMuted() const { return muted_ && !override_; }
+    /// An op of another domain than ai.onnx (ONNX Runtime's com.microsoft contrib ops, passlens.*):
+    /// drawn with a double border and the domain's short tag ("ms") in the top-left corner.
+    void setDomainTag(const QString& tag);
+    QString domainTag() const { return domainTag_; }
 
 private:
     uint32_t key_;
@@ -36,6 +40,7 @@ private:
     std::optional<NodeStyle> override_;
     bool searchHit_ = false;
     bool muted_ = false;
+    QString domainTag_;
 };
 
 /// Paints the pieces every box shape shares: the diff ring, the hatching, the badge pill.

@@ -73,12 +73,19 @@ void GraphView::setSnapshot(SnapshotPtr snap) {
         scene_->addItem(item);
         items_[dg.nodes[i].key] = item;
         if (dg.nodes[i].kind == DisplayNode::Kind::Op) {
+            if (const auto& domain = snapshot_->graph->node(dg.nodes[i].node).domain; !domain.empty() && domain != "ai.onnx")
+                item->setDomainTag(domain == "com.microsoft" ? QStringLiteral("ms") : QString::fromStdString(domain.substr(domain.rfind('.') + 1)));
             auto it = styles_.find(dg.nodes[i].node);
             if (it != styles_.end()) item->setStyleOverride(&it->second);
         }
     }
     for (size_t i = 0; i < dg.edges.size(); ++i) {
         auto* item = new EdgeItem(lr.edges[i], QString::fromStdString(dg.edges[i].label));
+        // The label shortens dims ("?" for made-up names like unk__9); the tooltip has them raw.
+        if (const ir::ValueId v = dg.edges[i].value; v != ir::kNone && snapshot_->graph->hasValue(v)) {
+            const auto& value = snapshot_->graph->value(v);
+            item->setToolTip(QString::fromStdString(value.name + "  " + (value.type.shape ? value.type.shape->toString() : std::string("rank unknown"))));
+        }
         scene_->addItem(item);
         edgesByNode_[dg.edges[i].from].push_back(item);
         edgesByNode_[dg.edges[i].to].push_back(item);
@@ -640,7 +647,7 @@ void GraphView::mouseDoubleClickEvent(QMouseEvent* e) {
             emit groupToggleRequested(layout::groupOfKey(key), true);
             return;
         }
-        if (layout::isOpKey(key) && snapshot_ && snapshot_->graph->node(key).hasSubgraphs()) {
+        if (layout::isOpKey(key) && snapshot_ && opensBody(key)) {
             emit subgraphRequested(key);
             return;
         }
@@ -656,6 +663,22 @@ void GraphView::mouseDoubleClickEvent(QMouseEvent* e) {
         }
     }
     QGraphicsView::mouseDoubleClickEvent(e);
+}
+
+bool GraphView::opensBody(ir::NodeId id) const {
+    const ir::Node& n = snapshot_->graph->node(id);
+    return n.hasSubgraphs() || (snapshot_->model && snapshot_->model->findFunction(n.domain, n.opType));
+}
+
+void GraphView::showAtScale(double scale) {
+    if (!snapshot_) return;
+    resetTransform();
+    this->scale(scale, scale);
+    const auto& b = snapshot_->layout.bounds;
+    centerOn(QPointF(b.x + b.width / 2, b.y + b.height / 2));
+    minimap_->viewport()->update();
+    updateMinimapVisibility();
+    emit zoomChanged(scale);
 }
 
 void GraphView::resizeEvent(QResizeEvent* e) {

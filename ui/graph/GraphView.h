@@ -133,6 +133,8 @@ public slots:
     void zoomIn();
     void zoomOut();
     void fitAll();
+    /// The drawing at `scale` (1.0 = 100%), centered.
+    void showAtScale(double scale);
     /// The first view of a new drawing: fitted when it stays readable, else a readable zoom on the
     /// graph inputs (chooseFirstView in graph/FirstView.h).
     void showReadableOverview();
@@ -140,7 +142,7 @@ public slots:
 signals:
     void nodeSelected(ir::NodeId id);        ///< kNone when the selection is cleared
     void valueSelected(ir::ValueId id);      ///< an input/output/constant box was selected
-    void subgraphRequested(ir::NodeId id);   ///< double-click on an If/Loop/Scan
+    void subgraphRequested(ir::NodeId id);   ///< double-click on an If/Loop/Scan or a model-local function call
     /// Double-click on a collapsed group's box (expand) or on an open group's frame (collapse).
     void groupToggleRequested(uint32_t group, bool expand);
     void zoomChanged(double factor);
@@ -172,6 +174,8 @@ private:
     /// Scene units kept free above the drawing so the caption does not cover the first boxes.
     double captionRoom() const { return caption_.isEmpty() ? 0.0 : 44.0; }
     NodeItem* nodeItemAt(const QPoint& viewPos) const;
+    /// Whether a double-click opens a body: an If/Loop/Scan, or a call of a model-local function.
+    bool opensBody(ir::NodeId id) const;
     void rebuildClusterItems();
     void addGroupFrames();
 
