@@ -590,6 +590,9 @@ bool MainWindow::exportImage(const QString& path) {
 
 void MainWindow::showEvent(QShowEvent* e) {
     QMainWindow::showEvent(e);
+    // Keyboard first: Ctrl+R and the other shortcuts work right after start without a click
+    // (without a window manager nothing else gives the window the focus).
+    activateWindow();
     if (!docksSized_) {
         docksSized_ = true;
         if (!restoredState_) QTimer::singleShot(0, this, &MainWindow::sizeDocks);  // once the dock layout exists

@@ -33,6 +33,7 @@ void MainWindow::updateDimsField() {
     // The names come from the file as imported without pins: those are what the field can set.
     const bool show = !symbolicDims_.isEmpty();
     for (QAction* a : dimsActions_) a->setVisible(show);
+    if (show) dimsEdit_->setPlaceholderText(symbolicDims_.join("=…, ") + "=…");  // this model's names
     dimsEdit_->setToolTip(tr("Sizes for the symbolic input dims (NAME=VALUE, comma-separated), Enter applies them "
                              "to the shapes on the edges, the memory plan and fusion. This model's: %1")
                               .arg(symbolicDims_.join(", ")));

@@ -247,7 +247,7 @@ private slots:
             for (const auto& c : panel.explanation()->considered)
                 if (!c.applied && ui::unknownShapeBehind(g, c, id) != ir::kNone) sawUnknown = true;
             if (sawUnknown) {
-                QVERIFY2(panel.summaryText().contains("rests on an unknown shape") && panel.summaryText().contains("dims field"),
+                QVERIFY2(panel.summaryText().contains("rests on an unknown shape") && panel.summaryText().contains("Dims field"),
                          qPrintable(panel.summaryText()));
                 saveShot(*w, "why_not_fused_unknown_shape");
                 break;

@@ -75,17 +75,27 @@ std::string opaqueReason(const std::string& op, const std::string& domain) {
 }
 
 ir::ValueId unknownShapeBehind(const ir::Graph& g, const analysis::FusionConsideration& c, ir::NodeId node) {
+    (void)node;
+    // Only where a shape decides: a broadcast op (Add, Mul, ...) reads an input ElemWise-ly only
+    // when the shapes are proven equal; with one unknown the edge stays Broadcast and an anchor's
+    // group stops there. Other refusals (an Opaque op, a reduction) hold whatever the shapes are.
+    if (c.applied || c.source != "fusion-groups" || c.blockingValue == ir::kNone || c.blockingNode == ir::kNone) return ir::kNone;
+    if (c.rule != "anchor-needs-elemwise-path" && c.rule != "sink-not-fusable") return ir::kNone;
+    if (!g.hasNode(c.blockingNode) || !g.hasValue(c.blockingValue)) return ir::kNone;
+    const ir::Node& reader = g.node(c.blockingNode);
+    if (analysis::patternOfOpType(reader.opType, reader.domain) != analysis::OpPattern::Broadcast ||
+        analysis::edgePattern(g, c.blockingNode, c.blockingValue) != analysis::OpPattern::Broadcast)
+        return ir::kNone;
     auto unknown = [&](ir::ValueId v) {
         if (v == ir::kNone || !g.hasValue(v)) return false;
         const auto& shape = g.value(v).type.shape;
         return !shape || !shape->isStatic();
     };
     if (unknown(c.blockingValue)) return c.blockingValue;
-    // A broadcast op fuses as ElemWise only when shapes are proven equal; unproven, it stays Broadcast.
-    if (c.source == "fusion-groups" && g.hasNode(node) && !g.node(node).outputs.empty() &&
-        analysis::patternOfOpType(g.node(node).opType, g.node(node).domain) == analysis::OpPattern::Broadcast &&
-        analysis::patternOf(g, node) == analysis::OpPattern::Broadcast && unknown(g.node(node).outputs[0]))
-        return g.node(node).outputs[0];
+    for (ir::ValueId v : reader.outputs)
+        if (unknown(v)) return v;
+    for (ir::ValueId v : reader.inputs)
+        if (unknown(v)) return v;
     return ir::kNone;
 }
 

@@ -22,8 +22,9 @@ std::string ruleHeadline(const std::string& rule);
 /// Softmax needs a full row, a custom domain has no rule, ...).
 std::string opaqueReason(const std::string& opType, const std::string& domain);
 
-/// The value, if any, whose unknown shape the refusal rests on: the blocking edge, else (for a
-/// broadcast op that fused only as Broadcast) the node's output. kNone when every shape involved is static.
+/// The value, if any, whose unknown shape the refusal rests on: a group stopped at an edge into a
+/// broadcast op (Add, Mul, ...) that would read it ElemWise-ly if the shapes were proven equal.
+/// kNone when the refusal holds whatever the shapes are.
 ir::ValueId unknownShapeBehind(const ir::Graph& g, const analysis::FusionConsideration& c, ir::NodeId node);
 
 /// "Pattern rewrites" for pass remarks, "onnxruntime transformers" for the ort-* passes,

@@ -35,8 +35,8 @@ QString considerationHtml(const analysis::FusionConsideration& c, const ir::Grap
     if (ir::ValueId v = unknownShapeBehind(g, c, e.node); v != ir::kNone && !c.applied) {
         const auto& type = g.value(v).type;
         out += "<br><span style='background:#fff3cd'>" +
-               QObject::tr("This rests on an unknown shape: %1 is %2. Bind the symbolic dims in the Pass Stepper's dims field "
-                           "(e.g. batch=1, seq=128), run again and ask again.")
+               QObject::tr("This rests on an unknown shape: %1 is %2. Give the symbolic dims sizes in the Dims field (toolbar, "
+                           "e.g. batch=1, seq=128), run again and ask again.")
                    .arg(html(shortNodeName(g.value(v).name)), html(type.shape ? type.shape->toString() : std::string("of unknown rank"))) +
                "</span>";
     }

@@ -152,7 +152,8 @@ void NodeItem::paint(QPainter* p, const QStyleOptionGraphicsItem* opt, QWidget*)
         QFont f = nodeTextFont();
         f.setBold(true);
         f.setPixelSize(8);
-        const QRectF tag(rect_.left() + 4, rect_.top() + 4, QFontMetricsF(f).horizontalAdvance(domainTag_) + 6, 11);
+        // Bottom-left, clear of the title (which names the domain already).
+        const QRectF tag(rect_.left() + 5, rect_.bottom() - 15, QFontMetricsF(f).horizontalAdvance(domainTag_) + 6, 11);
         p->setPen(Qt::NoPen);
         p->setBrush(border);
         p->drawRoundedRect(tag, 3, 3);
@@ -191,7 +192,7 @@ void GhostItem::paint(QPainter* p, const QStyleOptionGraphicsItem* opt, QWidget*
     p->setPen(QPen(style_.border, 1.4, Qt::DashLine));
     p->setBrush(style_.fill);
     p->drawRoundedRect(rect_, 6, 6);
-    if (style_.hatched) paintHatching(p, rect_, 6, ring);
+    if (style_.hatched) paintHatching(p, rect_, 6, style_.border.isValid() ? style_.border : ring);  // grey: no category tint
     p->setOpacity(1.0);
     paintDiffRing(p, rect_, 6, ring, true);
     if (lod < 0.45) return;
