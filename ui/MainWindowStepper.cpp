@@ -8,6 +8,7 @@
 #include <QLabel>
 #include <QMenu>
 #include <QMenuBar>
+#include <QScrollArea>
 #include <QSplitter>
 #include <QStatusBar>
 #include <QStringList>
@@ -26,6 +27,7 @@
 #include "passes/Diff.h"
 #include "passes/Report.h"
 #include "passes/layout/LayoutPasses.h"
+#include "graph/LayoutJob.h"
 #include "stepper/GhostPlacement.h"
 #include "stepper/LogPanels.h"
 #include "stepper/StepperPanel.h"
@@ -46,9 +48,14 @@ void MainWindow::buildStepperDocks() {
     QDockWidget* logDock = dock(changeLog_, tr("Change Log"), "changeLog", Qt::BottomDockWidgetArea);
     remarks_ = new RemarksPanel(this);
     QDockWidget* remarkDock = dock(remarks_, tr("Remarks"), "remarks", Qt::BottomDockWidgetArea);
-    // The charts fill the dock and grow with it (side by side in a wide, short dock).
+    // The charts fill the dock and grow with it (side by side in a wide, short dock); below the
+    // view's minimum size the scroll area scrolls instead of widening the window.
     memory_ = new MemoryView(this);
-    QDockWidget* memDock = dock(memory_, tr("Memory"), "memory", Qt::BottomDockWidgetArea);
+    auto* memScroll = new QScrollArea(this);
+    memScroll->setWidget(memory_);
+    memScroll->setWidgetResizable(true);
+    memScroll->setFrameShape(QFrame::NoFrame);
+    QDockWidget* memDock = dock(memScroll, tr("Memory"), "memory", Qt::BottomDockWidgetArea);
     splitDockWidget(logDock, remarkDock, Qt::Horizontal);
     tabifyDockWidget(remarkDock, memDock);
     remarkDock->raise();
@@ -249,7 +256,7 @@ void MainWindow::showGhosts() {
         mainView_->setGhosts(ghosts, styleFor(DiffState::Removed));
         focusOnLateGhosts();
         emit ghostsShown(int(ghosts.size()));
-    });
+    }, openGroupPaths(after));  // the step before with the same groups open: its removed nodes have boxes
 }
 
 void MainWindow::setSideBySide(bool on) {

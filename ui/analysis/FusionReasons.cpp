@@ -33,7 +33,7 @@ std::string shortenNames(std::string text, const analysis::FusionConsideration& 
 
 std::string ruleHeadline(const std::string& rule) {
     static const std::map<std::string, std::string> text = {
-        {"opaque", "Fusion never crosses an Opaque op: it runs as a kernel of its own."},
+        {"opaque", "An Opaque op: fusion never crosses it."},
         {"constant", "A Constant is data, not a kernel: nothing to fuse."},
         {"no-postdom", "Its result goes more than one way (or is a graph output), so there is no single next op to fuse into."},
         {"reduce-is-terminal", "A reduction ends its group: what reads a reduced tensor starts a new kernel."},

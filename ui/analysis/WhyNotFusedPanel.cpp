@@ -171,7 +171,8 @@ void WhyNotFusedPanel::onFinished(Result r) {
             const std::string headline = c.source == "fusion-groups" ? ruleHeadline(c.rule) : std::string();
             QString text = QString("%1 %2").arg(c.applied ? QString::fromUtf8("✓") : QString::fromUtf8("✗"),
                                                QString::fromStdString(headline.empty() ? shortenNames(c.message, c) : headline));
-            if (!headline.empty()) text += "\n" + QString::fromStdString(shortenNames(c.message, c));
+            if (c.rule == "opaque") text += "\n" + QString::fromStdString(opaqueReason(e.opType, g.node(e.node).domain));
+            else if (!headline.empty()) text += "\n" + QString::fromStdString(shortenNames(c.message, c));
             text += QString("\n— %1 · %2").arg(QString::fromStdString(c.source), QString::fromStdString(c.rule));
             auto* item = new QListWidgetItem(text, list_);
             item->setForeground(c.applied ? QColor("#166534") : QColor("#991b1b"));
@@ -195,6 +196,8 @@ void WhyNotFusedPanel::selectConsideration(int row) {
 void WhyNotFusedPanel::onRowChanged(int row) {
     if (!shown_ || row < 0 || row >= int(shown_->considered.size())) return;
     const auto& c = shown_->considered[size_t(row)];
+    // An Opaque node "blocks" itself: nothing else to mark.
+    if (c.blockingNode == shown_->node) return emit blockerChanged(shown_->node, c.nodes, ir::kNone, {});
     emit blockerChanged(shown_->node, c.nodes, c.blockingNode,
                         analysis::blockingEdges(*graph_->graph, c.blockingValue, c.blockingNode, shown_->node));
 }
