@@ -1,4 +1,6 @@
 #include "MainWindow.h"
+#include "analysis/FusionReasons.h"
+#include "eval/Interpreter.h"
 #include "training/TrainingController.h"
 
 #include <QAction>
@@ -88,6 +90,10 @@ MainWindow::MainWindow(QWidget* parent)
     connect(mainView_, &GraphView::subgraphRequested, this, &MainWindow::openSubgraph);
     connect(mainView_, &GraphView::groupToggleRequested, this, &MainWindow::setGroupExpanded);
 
+    // The right column runs to the bottom: a taller bottom dock takes height from the graph,
+    // never from the pass list.
+    setCorner(Qt::BottomRightCorner, Qt::RightDockWidgetArea);
+    setCorner(Qt::BottomLeftCorner, Qt::LeftDockWidgetArea);
     buildDocks();
     buildMenus();
     buildAnalysisDocks();
@@ -215,6 +221,7 @@ void MainWindow::buildMenus() {
     bar->addAction(tr("Fit"), this, [this] { currentView()->fitAll(); });
     bar->addAction(tr("−"), this, [this] { currentView()->zoomOut(); });
     bar->addAction(tr("+"), this, [this] { currentView()->zoomIn(); });
+    buildDimsField(bar);
     connect(findEdit_, &QLineEdit::textChanged, this, &MainWindow::find);
     connect(findEdit_, &QLineEdit::returnPressed, this, [this] {
         if (QApplication::keyboardModifiers() & Qt::ShiftModifier) findPrevious(); else findNext();
@@ -260,6 +267,7 @@ bool MainWindow::openFile(const QString& path) {
         auto m = std::make_shared<ir::Model>(onnxio::importModelFile(path.toStdString()));
         importSeconds_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
         setModel(std::move(m), QFileInfo(path).fileName());
+        filePath_ = path;
         addRecent(path);
         return true;
     } catch (const std::exception& e) {
@@ -287,6 +295,19 @@ bool MainWindow::openFile(const QString& path) {
         showError(tr("Cannot open %1").arg(QFileInfo(path).fileName()), QString::fromStdString(why));
         return false;
     }
+}
+
+QString MainWindow::factsLine() const { return facts_->text(); }
+
+QString MainWindow::factsText(const ir::Model& m, const QString& snapshot) const {
+    const auto info = onnxio::describeModel(m);
+    const size_t inside = info.nodeCountWithSubgraphs - info.nodeCount;
+    QString text = tr("%1 nodes%2 · %3 parameters · opset %4")
+                       .arg(info.nodeCount)
+                       .arg(inside ? tr(" (+%1 inside subgraphs)").arg(inside) : QString())
+                       .arg(QLocale().toString(qlonglong(info.parameterCount)))
+                       .arg(m.opsetFor(""));
+    return snapshot.isEmpty() ? text : snapshot + ": " + text;
 }
 
 void MainWindow::setReadOnly(const QString& reason, ir::NodeId node) {
@@ -337,11 +358,14 @@ void MainWindow::setModel(std::shared_ptr<const ir::Model> model, const QString&
     modelInfo_->setPlainText(QString::fromStdString(onnxio::modelInfoToText(info)));
     setWindowTitle(title + " — PassLens");
     tabs_->setTabText(0, QString::fromStdString(model_->graph.name.empty() ? "Graph" : model_->graph.name));
-    facts_->setText(tr("%1 nodes (%2 with subgraphs) · %3 parameters · opset %4")
-                        .arg(info.nodeCount).arg(info.nodeCountWithSubgraphs)
-                        .arg(QLocale().toString(qlonglong(info.parameterCount)))
-                        .arg(model_->opsetFor("")));
+    facts_->setText(factsText(*model_, {}));
     properties_->showNothing();
+    // A new model: its own symbolic dims, none pinned yet (applyDims restores its pins after this).
+    filePath_.clear();
+    dims_.clear();
+    symbolicDims_.clear();
+    for (const auto& d : eval::unpinnedDims(*model_, {})) symbolicDims_ << QString::fromStdString(d);
+    if (dimsEdit_) { dimsEdit_->clear(); updateDimsField(); }
     setReadOnly({}, ir::kNone);
     resetStepper();
     freshModel_ = true;
@@ -428,7 +452,9 @@ void MainWindow::showLaidOut(const SnapshotPtr& snap) {
         statusBar()->showMessage(tr("Laid out %1 boxes in %2 s").arg(snap->display.nodes.size()).arg(snap->layoutSeconds, 0, 'f', 2), 5000);
     focusAfterRedraw(before, kept);
     updateBreadcrumb();
-    if (!findEdit_->text().isEmpty() && !redrawing_) refreshFindHits(findEdit_->text());
+    // Find's highlight belongs to one snapshot: a step or another model clears it (the match
+    // itself stays selected); a regrouping of the same graph keeps it.
+    if (!redrawing_ && snap->model.get() != findModel_) clearFind();
     if (!readOnlyReason_.isEmpty()) {
         statusBar()->showMessage(tr("Read-only: %1. Passes are off for this model.").arg(readOnlyReason_));
         if (readOnlyNode_ != ir::kNone && shownRow_ < 0) mainView_->selectNode(readOnlyNode_);
@@ -460,25 +486,37 @@ void MainWindow::openSubgraph(ir::NodeId id) {
     if (!src || !src->snapshot()) return;
     SnapshotPtr parent = src->snapshot();
     const ir::Node& n = parent->graph->node(id);
+    // The tab title is a path: the parent tab's title, then this node and the body's name.
+    const int parentTab = tabs_->indexOf(src == mainView_ ? static_cast<QWidget*>(split_) : src);
+    const QString parentPath = parentTab > 0 ? tabs_->tabText(parentTab) : QString();
+    const QString nodePath = (parentPath.isEmpty() ? QString() : parentPath + " ▸ ") + QString::fromStdString(shortNodeName(n.displayName()));
+    std::vector<std::pair<QString, const ir::Graph*>> bodies;
     for (const auto& a : n.attributes) {
-        std::vector<std::shared_ptr<ir::Graph>> bodies;
-        if (a.g) bodies.push_back(a.g);
-        for (const auto& g : a.graphs) bodies.push_back(g);
-        for (const auto& body : bodies) {
-            layout::DisplayOptions opt;
-            opt.foldConstants = foldConstants_;
-            try {
-                // Subgraphs are small next to the main graph; laid out right here.
-                SnapshotPtr snap = layoutNow(parent->model, body.get(), opt);
-                auto* view = new GraphView(tabs_);
-                view->setSnapshot(snap);
-                connect(view, &GraphView::nodeSelected, this, [this, view](ir::NodeId nid) { properties_->showNode(view->snapshot(), nid); });
-                connect(view, &GraphView::subgraphRequested, this, &MainWindow::openSubgraph);
-                int tab = tabs_->addTab(view, QString::fromStdString(n.displayName() + "." + a.name));
-                tabs_->setCurrentIndex(tab);
-            } catch (const std::exception& e) {
-                showError(tr("Cannot draw subgraph"), QString::fromStdString(e.what()));
-            }
+        if (a.g) bodies.push_back({nodePath + "." + QString::fromStdString(a.name), a.g.get()});
+        for (const auto& g : a.graphs) bodies.push_back({nodePath + "." + QString::fromStdString(a.name), g.get()});
+    }
+    // A call of a model-local function (e.g. passlens.fused.Attention) opens its body like a branch.
+    if (bodies.empty())
+        if (const ir::Function* f = parent->model->findFunction(n.domain, n.opType); f && f->body)
+            bodies.push_back({nodePath + " ▸ " + QString::fromStdString(f->domain + "." + f->name), f->body.get()});
+    for (const auto& [title, body] : bodies) {
+        layout::DisplayOptions opt;
+        opt.foldConstants = foldConstants_;
+        try {
+            // Subgraphs are small next to the main graph; laid out right here.
+            SnapshotPtr snap = layoutNow(parent->model, body, opt);
+            auto* view = new GraphView(tabs_);
+            view->setSnapshot(snap);
+            connect(view, &GraphView::nodeSelected, this, [this, view](ir::NodeId nid) { properties_->showNode(view->snapshot(), nid); });
+            connect(view, &GraphView::subgraphRequested, this, &MainWindow::openSubgraph);
+            const int tab = tabs_->addTab(view, title);
+            tabs_->setTabToolTip(tab, title);
+            tabs_->setCurrentIndex(tab);
+            // A small body reads best at 100% (fitting would blow it up); a large one keeps its first view.
+            const auto& b = snap->layout.bounds;
+            if (b.width <= view->viewport()->width() && b.height <= view->viewport()->height()) view->showAtScale(1.0);
+        } catch (const std::exception& e) {
+            showError(tr("Cannot draw subgraph"), QString::fromStdString(e.what()));
         }
     }
 }
@@ -489,10 +527,20 @@ void MainWindow::find(const QString& text) {
     if (!hits_.empty()) findNext();
 }
 
+void MainWindow::clearFind() {
+    const QSignalBlocker block(findEdit_);
+    findEdit_->clear();
+    hits_.clear();
+    hitIndex_ = -1;
+    findStatus_->clear();
+    mainView_->setSearchHits({});
+}
+
 void MainWindow::refreshFindHits(const QString& text) {
     GraphView* v = currentView();
     hits_ = v->findNodes(text);
     v->setSearchHits(hits_);
+    findModel_ = v->snapshot() ? v->snapshot()->model.get() : nullptr;
     // Find Next goes on from the selected hit (a step keeps the selection, not the hit's place).
     const auto at = std::find(hits_.begin(), hits_.end(), v->selectedNode());
     hitIndex_ = at == hits_.end() ? -1 : int(at - hits_.begin());
@@ -542,6 +590,9 @@ bool MainWindow::exportImage(const QString& path) {
 
 void MainWindow::showEvent(QShowEvent* e) {
     QMainWindow::showEvent(e);
+    // Keyboard first: Ctrl+R and the other shortcuts work right after start without a click
+    // (without a window manager nothing else gives the window the focus).
+    activateWindow();
     if (!docksSized_) {
         docksSized_ = true;
         if (!restoredState_) QTimer::singleShot(0, this, &MainWindow::sizeDocks);  // once the dock layout exists
@@ -577,11 +628,13 @@ void MainWindow::buildAnalysisDocks() {
                 if (node == ir::kNone) return analysisHighlight_->clear();
                 std::map<ir::NodeId, NodeStyle> styles;
                 for (ir::NodeId n : path) {
-                    NodeStyle style{QColor("#ede9fe"), QColor("#7c3aed"), 1.0, false, {}};
-                    // On a pass step the path keeps its diff fill and badge: only the border says "path".
+                    NodeStyle style = highlightStyle(QColor("#ede9fe"), QColor("#7c3aed"));
+                    // On a pass step the path keeps its diff ring and badge: fill and border say "path".
                     if (DiffState d = shownDiff_.stateOf(n); d != DiffState::Unchanged) {
-                        style.fill = styleFor(d).fill;
-                        style.badge = styleFor(d).badge;
+                        const NodeStyle diff = styleFor(d);
+                        style.outline = diff.outline;
+                        style.hatched = diff.hatched;
+                        style.badge = diff.badge;
                     }
                     styles[n] = style;
                 }
@@ -603,16 +656,25 @@ void MainWindow::buildAnalysisDocks() {
         menu->addAction(tr("Why Not Fused?"), this, [this, id] { showWhyNotFused(id); })->setObjectName("whyNotFused");
     };
     connect(mainView_, &GraphView::nodeContextMenuRequested, this, addWhyNotFused);
+    // While the panel is on screen it answers for the selected node: never the previous one's answer.
+    connect(mainView_, &GraphView::nodeSelected, this, [this](ir::NodeId id) {
+        if (whyNot_->isVisible()) explainWhyNotFused(id);
+    });
+    connect(whyNotDock_, &QDockWidget::visibilityChanged, this, [this](bool visible) {
+        const ir::NodeId sel = mainView_->selectedNode();
+        const bool stale = !whyNot_->explanation() || whyNot_->explanation()->node != sel;
+        if (visible && stale && !whyNot_->busy()) explainWhyNotFused(sel);
+    });
     connect(domTree_->treeView(), &GraphView::nodeContextMenuRequested, this, addWhyNotFused);
     // The blocker of the chosen refusal: the explained node amber, the blocking node and edge red.
     connect(whyNot_, &WhyNotFusedPanel::blockerChanged, this,
             [this](ir::NodeId node, const std::vector<ir::NodeId>& involved, ir::NodeId blocking,
                    const std::vector<std::pair<ir::NodeId, ir::NodeId>>& edges) {
                 std::map<ir::NodeId, NodeStyle> styles;
-                for (ir::NodeId n : involved) styles[n] = NodeStyle{QColor("#fef3c7"), QColor("#d97706"), 1.0, false, {}};
-                styles[node] = NodeStyle{QColor("#fef3c7"), QColor("#d97706"), 1.0, false, tr("why?")};
+                for (ir::NodeId n : involved) styles[n] = highlightStyle(QColor("#fef3c7"), QColor("#d97706"));
+                styles[node] = highlightStyle(QColor("#fef3c7"), QColor("#d97706"), tr("why?"));
                 if (blocking != ir::kNone)
-                    styles[blocking] = NodeStyle{QColor("#fee2e2"), QColor("#dc2626"), 1.0, false, tr("blocks")};
+                    styles[blocking] = highlightStyle(QColor("#fee2e2"), QColor("#dc2626"), tr("blocks"));
                 analysisHighlight_->show(styles, edges, EdgeStyle{QColor("#dc2626"), 3.2, false});
             });
 
@@ -690,6 +752,11 @@ void MainWindow::setFusionClustersVisible(bool on) {
 void MainWindow::showWhyNotFused(ir::NodeId id) {
     whyNotDock_->show();
     whyNotDock_->raise();
+    explainWhyNotFused(id);
+}
+
+void MainWindow::explainWhyNotFused(ir::NodeId id) {
+    if (id == ir::kNone) return whyNot_->clear();
     // The shown snapshot belongs to the stepper's run: explain with that run's fusion remarks
     // instead of running the passes again (a run without fusion passes has none to offer).
     std::shared_ptr<const analysis::FusionRemarks> remarks;
@@ -698,12 +765,24 @@ void MainWindow::showWhyNotFused(ir::NodeId id) {
     if (run && run->result && shot && shot->model && modelForRow(shownRow_) == shot->model) {
         if (runRemarksOf_ != run->result) {
             runRemarksOf_ = run->result;
-            auto fromRun = std::make_shared<const analysis::FusionRemarks>(analysis::fusionRemarksOf(*run->result));
+            auto fromRun = std::make_shared<analysis::FusionRemarks>(analysis::fusionRemarksOf(*run->result));
+            addOrtRemarks(*run->result, *fromRun);
             runRemarks_ = fromRun->fusionPasses > 0 ? fromRun : nullptr;
         }
         remarks = runRemarks_;
     }
     whyNot_->explain(shot, id, remarks);
+}
+
+void MainWindow::addOrtRemarks(const passes::PipelineResult& run, analysis::FusionRemarks& out) {
+    // The onnxruntime profile's transformers (ort-*) are fusions too: their remarks (e.g.
+    // AttentionFusion's failed condition) answer "why not fused?" for the nodes they name.
+    for (const auto& step : run.steps) {
+        if (step.result.name.rfind("ort-", 0) != 0) continue;
+        ++out.fusionPasses;
+        for (const auto& r : step.result.remarks)
+            if (r.graphPath.empty() && !r.nodes.empty()) out.entries.push_back({step.result.name, r});
+    }
 }
 
 void MainWindow::closeEvent(QCloseEvent* e) {

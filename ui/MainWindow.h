@@ -20,6 +20,7 @@ class QProgressBar;
 class QSplitter;
 class QTabWidget;
 class QTextBrowser;
+class QToolBar;
 class QToolButton;
 // analysis docks (buildAnalysisDocks)
 class QDockWidget;
@@ -77,6 +78,10 @@ signals:
 private:
     struct FusionClusters { SnapshotPtr graph; std::vector<NodeCluster> clusters; };
     void buildAnalysisDocks();
+    void explainWhyNotFused(ir::NodeId id);  ///< the panel's answer for `id`, without raising it
+    /// Appends the remarks of the run's onnxruntime transformers (ort-*), which core's fusion
+    /// remarks (passes ordered as fusions) do not include.
+    static void addOrtRemarks(const passes::PipelineResult& run, analysis::FusionRemarks& out);
     void onAnalysisSnapshot();
     void onFusionGroupsFinished(FusionClusters r);
     DominatorTreeView* domTree_ = nullptr;
@@ -223,6 +228,29 @@ private:
     std::pair<std::shared_ptr<const ir::Model>, QString> pendingMemory_;
 
     void setReadOnly(const QString& reason, ir::NodeId node);
+    /// The status bar's facts of `m` ("282 nodes · 23,867 parameters · opset 17"), after
+    /// "`snapshot`: " when it names one.
+    QString factsText(const ir::Model& m, const QString& snapshot) const;
+public:
+    QString factsLine() const;  ///< the status bar's facts as shown
+private:
+
+    // the dims field (MainWindowDims.cpp)
+public:
+    /// Pins the symbolic input dims ("batch=8, seq=128"; empty: none) by re-importing the file;
+    /// false (with a dialog naming the problem) for bad text or a name no input has.
+    bool applyDims(const QString& text);
+    QString dims() const { return dims_; }
+    /// The symbolic input dims of the file as opened (empty: the dims field is hidden).
+    QStringList symbolicDims() const { return symbolicDims_; }
+private:
+    void buildDimsField(QToolBar* bar);
+    void updateDimsField();
+    QString filePath_;              ///< the opened file (empty for examples)
+    QString dims_;
+    QStringList symbolicDims_;
+    QLineEdit* dimsEdit_ = nullptr;
+    std::vector<QAction*> dimsActions_;
 
     std::shared_ptr<const ir::Model> model_;
     std::shared_ptr<const ir::Model> shown_;
@@ -274,6 +302,8 @@ private:
     void focusOnLateGhosts();
     /// Hits of `text` on the drawing shown now, keeping the selection (no jump to the first hit).
     void refreshFindHits(const QString& text);
+    void clearFind();
+    const ir::Model* findModel_ = nullptr;  ///< the snapshot find's hits belong to
     bool freshModel_ = false;              ///< the next drawing is a new model's first view
     ir::NodeId lastChangeSpot_ = ir::kNone;  ///< where Next Change stood (a ghost is not selectable)
 

@@ -153,9 +153,9 @@ void MainWindow::markChangedGroups() {
     };
     for (ir::NodeId id : shownDiff_.added) count(id);
     for (ir::NodeId id : shownDiff_.changed) count(id);
-    const NodeStyle changed = styleFor(DiffState::Changed);
     for (const auto& [g, n] : changedIn) {
-        NodeStyle style{changed.fill, changed.border, 1.0, false, tr("%1 changed").arg(n)};
+        NodeStyle style = styleFor(DiffState::Changed);
+        style.badge = tr("%1 changed").arg(n);
         mainView_->setGroupStyle(g, style);
     }
 }

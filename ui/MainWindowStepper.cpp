@@ -27,6 +27,7 @@
 #include "passes/Diff.h"
 #include "passes/Report.h"
 #include "passes/layout/LayoutPasses.h"
+#include "graph/LayoutJob.h"
 #include "stepper/GhostPlacement.h"
 #include "stepper/LogPanels.h"
 #include "stepper/StepperPanel.h"
@@ -47,10 +48,9 @@ void MainWindow::buildStepperDocks() {
     QDockWidget* logDock = dock(changeLog_, tr("Change Log"), "changeLog", Qt::BottomDockWidgetArea);
     remarks_ = new RemarksPanel(this);
     QDockWidget* remarkDock = dock(remarks_, tr("Remarks"), "remarks", Qt::BottomDockWidgetArea);
-    // The charts want ~500 px of height; in a scroll area the dock can stay a short strip and
-    // still show them whole when the user makes it taller.
+    // The charts fill the dock and grow with it (side by side in a wide, short dock); below the
+    // view's minimum size the scroll area scrolls instead of widening the window.
     memory_ = new MemoryView(this);
-    memory_->setMinimumHeight(520);
     auto* memScroll = new QScrollArea(this);
     memScroll->setWidget(memory_);
     memScroll->setWidgetResizable(true);
@@ -111,7 +111,7 @@ void MainWindow::openBottomDocksAfterRun() {
         if (auto* d = findChild<QDockWidget*>(name)) d->show();
     if (auto* log = findChild<QDockWidget*>("changeLog")) {
         log->raise();
-        resizeDocks({log}, {200}, Qt::Vertical);
+        resizeDocks({log}, {qMax(260, height() / 3)}, Qt::Vertical);
     }
 }
 
@@ -195,6 +195,8 @@ void MainWindow::showStep(int row) {
     const QString stepTitle = step ? tr("%1 after %2").arg(title_, QString::fromStdString(step->result.name)) : title_;
     showMemoryOf(shown_, stepTitle);
     modelInfo_->setPlainText(QString::fromStdString(onnxio::modelInfoToText(onnxio::describeModel(*shown_))));
+    // The status bar's facts are the shown snapshot's, named.
+    facts_->setText(factsText(*shown_, step ? tr("after %1").arg(QString::fromStdString(step->result.name)) : tr("input model")));
     updateDomainNotice();
     // What the node diff cannot show: functions, opset imports, IR version (group-functions,
     // version-convert, the layout pass's domain).
@@ -210,8 +212,9 @@ void MainWindow::showStep(int row) {
 }
 
 void MainWindow::applyDiffStyles() {
-    // Added green, changed yellow. Removed nodes are not in this snapshot: they are ghost items
+    // Rings: added green, changed orange and hatched (fills stay the op categories). Removed nodes are not in this snapshot: they are ghost items
     // (showGhosts) or red boxes of the before pane, so the node items stay exactly the snapshot's.
+    mainView_->setDiffMode(shownRow_ > 0);  // unchanged boxes washed out: the marked ones stand out
     for (ir::NodeId id : shownDiff_.added) mainView_->setNodeStyle(id, styleFor(DiffState::Added));
     for (ir::NodeId id : shownDiff_.changed) mainView_->setNodeStyle(id, styleFor(DiffState::Changed));
     markChangedGroups();
@@ -224,9 +227,9 @@ void MainWindow::updateCaption() {
     if (!step) return mainView_->setCaption({});
     const QString title = tr("after %1").arg(QString::fromStdString(step->result.name));
     mainView_->setCaption(shownModelDiff_.isEmpty() ? title : title + "  ·  " + shownModelDiff_,
-                          {{styleFor(DiffState::Added).fill, tr("%1 added").arg(shownDiff_.added.size())},
-                           {styleFor(DiffState::Changed).fill, tr("%1 changed").arg(shownDiff_.changed.size())},
-                           {styleFor(DiffState::Removed).fill,
+                          {{diffColor(DiffState::Added), tr("%1 added").arg(shownDiff_.added.size())},
+                           {diffColor(DiffState::Changed), tr("%1 changed").arg(shownDiff_.changed.size())},
+                           {diffColor(DiffState::Removed),
                             tr("%1 removed").arg(shownDiff_.removed.size())}});
 }
 
@@ -253,7 +256,7 @@ void MainWindow::showGhosts() {
         mainView_->setGhosts(ghosts, styleFor(DiffState::Removed));
         focusOnLateGhosts();
         emit ghostsShown(int(ghosts.size()));
-    });
+    }, openGroupPaths(after));  // the step before with the same groups open: its removed nodes have boxes
 }
 
 void MainWindow::setSideBySide(bool on) {
@@ -288,9 +291,10 @@ void MainWindow::showBeforePane() {
     layoutModel(*beforeLayout_, prev, [this, caption](SnapshotPtr snap, QString) {
         if (!snap) return;
         beforeView_->clearNodeStyles();
+        beforeView_->setDiffMode(true);
         beforeView_->setSnapshot(snap);
-        beforeView_->setCaption(caption, {{styleFor(DiffState::Removed).fill, tr("removed")},
-                                          {styleFor(DiffState::Changed).fill, tr("changed")}});
+        beforeView_->setCaption(caption, {{diffColor(DiffState::Removed), tr("removed")},
+                                          {diffColor(DiffState::Changed), tr("changed")}});
         for (ir::NodeId id : shownDiff_.removed) beforeView_->setNodeStyle(id, styleFor(DiffState::Removed));
         for (ir::NodeId id : shownDiff_.changed) beforeView_->setNodeStyle(id, styleFor(DiffState::Changed));
         if (ir::NodeId sel = mainView_->selectedNode(); sel != ir::kNone) syncSelection(mainView_, sel);

@@ -46,6 +46,28 @@ std::vector<NodeId> Hierarchy::membersOf(GroupId id) const {
 
 namespace {
 
+/// Ops that only move or describe data (shape arithmetic, layout, casts): a group summary ranks
+/// them after the ops that compute, so "features.1" reads "Conv 52 · Add 16", not "Shape 86 · Unsqueeze 74".
+bool isPlumbing(const std::string& op) {
+    static const std::unordered_set<std::string> plumbing = {
+        "Shape", "Size", "Gather", "Unsqueeze", "Squeeze", "Reshape", "Concat", "Slice", "Transpose", "Cast",
+        "Identity", "ConstantOfShape", "Range", "Expand", "Flatten", "Split", "CastLike"};
+    return plumbing.count(op) > 0;
+}
+
+/// The `keep` most telling op types: computing ops before plumbing, then by count.
+std::vector<OpKindCount> rankOps(const std::unordered_map<std::string, size_t>& ops, size_t keep) {
+    std::vector<OpKindCount> sorted;
+    for (const auto& [op, count] : ops) sorted.push_back({op, count});
+    std::sort(sorted.begin(), sorted.end(), [](const OpKindCount& a, const OpKindCount& b) {
+        const bool pa = isPlumbing(a.op), pb = isPlumbing(b.op);
+        if (pa != pb) return !pa;
+        return a.count != b.count ? a.count > b.count : a.op < b.op;
+    });
+    if (sorted.size() > keep) sorted.resize(keep);
+    return sorted;
+}
+
 struct Draft {
     std::string name;
     GroupSource source = GroupSource::Root;
@@ -168,14 +190,28 @@ private:
         return drafts_.size() - 1;
     }
 
+    /// A range group is named by what it computes ("MatMul, Softmax 24–80"), its node positions
+    /// keeping sibling names apart; a range of shape plumbing only by its most frequent ops.
     std::string spanName(const std::vector<NodeId>& nodes) const {
-        return "nodes " + std::to_string(pos_.at(nodes.front())) + "–" + std::to_string(pos_.at(nodes.back()));
+        std::unordered_map<std::string, size_t> ops;
+        for (NodeId id : nodes)
+            if (!(g_.node(id).opType == "Constant" && g_.node(id).domain.empty())) ++ops[g_.node(id).opType];
+        const auto ranked = rankOps(ops, 2);
+        std::string kinds;
+        for (const auto& k : ranked) kinds += (kinds.empty() ? "" : ", ") + k.op;
+        return (kinds.empty() ? std::string("nodes") : kinds) + " " + std::to_string(pos_.at(nodes.front())) + "–" +
+               std::to_string(pos_.at(nodes.back()));
+    }
+
+    static bool allConstants(const ir::Graph& g, const std::vector<NodeId>& nodes) {
+        return std::all_of(nodes.begin(), nodes.end(), [&](NodeId id) { return g.node(id).opType == "Constant" && g.node(id).domain.empty(); });
     }
 
     /// Text before/after repeated blocks: direct members when short, else its own group.
     void addPiece(size_t parent, std::vector<NodeId> piece) {
         if (piece.empty()) return;
-        if (piece.size() <= opt_.keepDirect) {
+        // Constants only: no ops to show (they fold into their readers), so no group of their own.
+        if (piece.size() <= opt_.keepDirect || allConstants(g_, piece)) {
             auto& nodes = drafts_[parent].nodes;
             nodes.insert(nodes.end(), piece.begin(), piece.end());
             return;
@@ -286,13 +322,7 @@ private:
                     if (v != ir::kNone && g_.value(v).initializer && params.insert(v).second)
                         grp.parameterBytes += g_.value(v).initializer->byteSize();
             }
-            std::vector<OpKindCount> sorted;
-            for (auto& [op, count] : ops) sorted.push_back({op, count});
-            std::sort(sorted.begin(), sorted.end(), [](const OpKindCount& a, const OpKindCount& b) {
-                return a.count != b.count ? a.count > b.count : a.op < b.op;
-            });
-            if (sorted.size() > 3) sorted.resize(3);
-            grp.dominantOps = std::move(sorted);
+            grp.dominantOps = rankOps(ops, 3);
             grp.structuralHash = structuralHash(g_, members);
         }
         for (auto& grp : h.groups) {

@@ -42,7 +42,7 @@ struct Group {
     // Summary over every member at any depth:
     size_t nodeCount = 0;            ///< all nodes
     size_t opCount = 0;              ///< nodes other than Constant
-    std::vector<OpKindCount> dominantOps;  ///< up to 3 op types, most frequent first (no Constant)
+    std::vector<OpKindCount> dominantOps;  ///< up to 3 op types: computing ops before shape plumbing, then most frequent (no Constant)
     uint64_t parameterBytes = 0;     ///< initializers and Constant payloads read inside, each once
     uint64_t structuralHash = 0;     ///< op types, attributes and wiring; names ignored
     size_t identicalSiblings = 1;    ///< siblings (this one included) with the same hash

@@ -87,7 +87,17 @@ namespace {
 /// ("batch", "2*seq", "floor(height/4)"); a long expression (the shape engine's Swin window
 /// arithmetic runs to kilobytes) as f(the input dims it depends on), e.g. "f(height)". The full
 /// text stays in the value's type (Properties, tooltips, `passlens-cli shapes`).
+/// A dim name an exporter or shape inference made up, not one the model's author chose
+/// ("unk__9", "Gather1928_dim_0"): it says nothing to a reader.
+bool isGeneratedDimName(const std::string& param) {
+    if (param.rfind("unk__", 0) == 0) return true;
+    const size_t dim = param.rfind("_dim_");
+    return dim != std::string::npos && dim > 0 && dim + 5 < param.size() &&
+           std::all_of(param.begin() + long(dim + 5), param.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)); });
+}
+
 std::string shortDimParam(const std::string& param) {
+    if (isGeneratedDimName(param)) return "?";  // the raw name stays in the value's type (tooltips, Properties)
     constexpr size_t kLongest = 20;
     if (param.size() <= kLongest) return param;
     std::vector<std::string> names;

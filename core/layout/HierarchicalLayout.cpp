@@ -31,6 +31,15 @@ DisplayNode groupBox(const Hierarchy& h, GroupId g) {
     return dn;
 }
 
+bool drawThroughHierarchy(size_t boxes, const Hierarchy& h) {
+    if (boxes <= kWholeGraphBoxes) return false;
+    if (boxes > kAlwaysGroupedBoxes) return true;
+    return std::any_of(h.groups.begin(), h.groups.end(), [](const Group& g) {
+        return g.source == hierarchy::GroupSource::Metadata || g.source == hierarchy::GroupSource::NodeNames ||
+               g.source == hierarchy::GroupSource::RepeatedBlock;
+    });
+}
+
 Expansion expansionToDepth(const Hierarchy& h, int depth) {
     Expansion e;
     for (const auto& g : h.groups)

@@ -61,6 +61,15 @@ size_t visibleBoxes(const hierarchy::Hierarchy& h, const DisplayGraph& dg, const
 /// The deepest level whose drawing stays within `budget` boxes (at least the top level).
 Expansion expansionWithinBudget(const hierarchy::Hierarchy& h, const DisplayGraph& dg, size_t budget);
 
+/// One rule for the app and `passlens-cli render`: drawings up to kWholeGraphBoxes boxes are one
+/// Graphviz layout; above, they go through the hierarchy when it has something to show (name
+/// scopes or repeated blocks, e.g. `encoder_layer_0 … 5 ×6 identical`); above kAlwaysGroupedBoxes
+/// always (contiguous sections at least: one layout of thousands of boxes is slow and unreadable).
+inline constexpr size_t kWholeGraphBoxes = 300;
+inline constexpr size_t kAlwaysGroupedBoxes = 600;
+/// Whether a display graph of `boxes` boxes is drawn through `h` (the rule above).
+bool drawThroughHierarchy(size_t boxes, const hierarchy::Hierarchy& h);
+
 /// The innermost group of each display box: operators by the hierarchy, inputs and outputs the
 /// root, constant boxes the group of their (first) reader.
 std::vector<GroupId> groupsOfBoxes(const hierarchy::Hierarchy& h, const DisplayGraph& dg);

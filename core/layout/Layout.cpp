@@ -185,7 +185,7 @@ void build(GraphvizSession& s, const LayoutRequest& req, bool styled) {
     if (!s.gvc) throw Error(ErrorKind::Internal, "Graphviz: cannot create a context");
     char name[] = "passlens";
     s.g = agopen(name, Agdirected, nullptr);
-    set(s.g, "rankdir", "TB");
+    set(s.g, "rankdir", o.leftToRight ? "LR" : "TB");
     set(s.g, "ranksep", fmt(o.rankSeparation));
     set(s.g, "nodesep", fmt(o.nodeSeparation));
     set(s.g, "splines", o.orthogonal ? "ortho" : "spline");

@@ -49,6 +49,7 @@ struct LayoutOptions {
     double rankSeparation = 0.45;         ///< inches
     double nodeSeparation = 0.35;         ///< inches
     bool orthogonal = false;              ///< splines=ortho (slow on large graphs)
+    bool leftToRight = false;             ///< rankdir=LR: ranks run left to right (a tree in a wide, short dock)
 };
 
 struct BoxPlacement {

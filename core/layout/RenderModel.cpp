@@ -35,7 +35,9 @@ RenderModelResult renderModel(const ir::Model& model, const RenderModelOptions& 
     RenderModelResult result;
 
     const bool steered = options.depth || !options.expand.empty() || options.expandAll;
-    if (dg.nodes.size() <= kWholeGraphBoxes && !steered) {
+    std::shared_ptr<hierarchy::Hierarchy> h;
+    if (steered || dg.nodes.size() > kWholeGraphBoxes) h = std::make_shared<hierarchy::Hierarchy>(hierarchy::buildHierarchy(model.graph));
+    if (!steered && !(h && drawThroughHierarchy(dg.nodes.size(), *h))) {
         auto req = toLayoutRequest(dg, nullptr, true);
         applyNodeStyles(req, options);
         renderWithGraphviz(req, format, path);
@@ -43,7 +45,6 @@ RenderModelResult renderModel(const ir::Model& model, const RenderModelOptions& 
         result.edges = dg.edges.size();
         return result;
     }
-    auto h = std::make_shared<hierarchy::Hierarchy>(hierarchy::buildHierarchy(model.graph));
     Expansion expanded;
     if (options.expandAll) expanded = expansionToDepth(*h, 1 << 20);
     else if (options.depth) expanded = expansionToDepth(*h, std::clamp(*options.depth, 0, 1000));

@@ -1,8 +1,8 @@
 #pragma once
 // A model's graph drawn headless with the app's layout and colors, written by Graphviz's renderers
-// (svg, png, dot): `passlens-cli render` and the Python module's inline drawings. Graphs up to
-// kWholeGraphBoxes boxes are one Graphviz layout; larger ones (or when steered by depth/expand)
-// are drawn through their hierarchy (core/hierarchy): collapsed groups are one box.
+// (svg, png, dot): `passlens-cli render` and the Python module's inline drawings. Whether a graph
+// is one Graphviz layout or drawn through its hierarchy (core/hierarchy, collapsed groups are one
+// box) is the app's rule, drawThroughHierarchy (layout/HierarchicalLayout.h), unless steered by depth/expand.
 #include <cstddef>
 #include <map>
 #include <optional>
@@ -10,11 +10,10 @@
 #include <vector>
 
 #include "ir/Model.h"
+#include "layout/HierarchicalLayout.h"
 
 namespace passlens::layout {
 
-/// Drawings up to this many boxes are one Graphviz layout.
-inline constexpr size_t kWholeGraphBoxes = 300;
 /// The default depth shows as many hierarchy levels as fit in this many boxes.
 inline constexpr size_t kDefaultBoxBudget = 60;
 

@@ -317,20 +317,26 @@ private slots:
         t.start();
         QSignalSpy treeReady(w.dominatorTreeView(), &DominatorTreeView::treeReady);
         QVERIFY(openFileAndWait(w, QString(PASSLENS_MODELS_DIR) + "/ch_PP-OCRv4_rec_infer.onnx"));
+        // Drawn through its hierarchy (over 300 boxes): the tree waits until its dock is shown.
+        if (auto* d = w.findChild<QDockWidget*>("dominatorTree")) { d->show(); d->raise(); }
         QVERIFY(treeReady.count() > 0 || treeReady.wait(60000));
         qInfo() << "PP-OCRv4 rec: graph, tree and clusters ready in" << t.elapsed() << "ms";
         const auto& g = w.model()->graph;
         // One tree box per node except the Constant leaves the tree folds away like the graph does.
         int constantLeaves = 0;
         for (ir::NodeId n : g.nodeOrder()) constantLeaves += g.node(n).opType == "Constant";
-        QCOMPARE(w.dominatorTreeView()->treeView()->operatorItemCount(), static_cast<int>(g.nodeCount()) - constantLeaves);
+        // A graph drawn through its hierarchy gets a partial tree around the selection.
+        const int treeBoxes = w.dominatorTreeView()->treeView()->operatorItemCount();
+        if (w.dominatorTreeView()->partial()) QVERIFY(treeBoxes > 0 && treeBoxes <= int(ui::kMaxTreeBoxes));
+        else QCOMPARE(treeBoxes, static_cast<int>(g.nodeCount()) - constantLeaves);
         // Selection in the graph reaches the tree, and the highlight is that node's region.
         ir::NodeId conv = ir::kNone;
         for (ir::NodeId n : g.nodeOrder())
             if (g.node(n).opType == "Conv") { conv = n; break; }
         QVERIFY(conv != ir::kNone);
         QVERIFY(w.graphView()->selectNode(conv));
-        QCOMPARE(w.dominatorTreeView()->treeView()->selectedNode(), conv);
+        // A partial tree is redrawn around a node it does not hold (off the GUI thread).
+        QTRY_COMPARE_WITH_TIMEOUT(w.dominatorTreeView()->treeView()->selectedNode(), conv, 30000);
         auto path = w.dominatorTreeView()->pathFor(conv);
         QCOMPARE(styledNodes(*w.graphView()), std::set<ir::NodeId>(path.begin(), path.end()));
         t.restart();
@@ -343,7 +349,12 @@ private slots:
         QCOMPARE(w.whyNotFusedPanel()->considerationList()->count(),
                  static_cast<int>(w.whyNotFusedPanel()->explanation()->considered.size()));
         QVERIFY(w.whyNotFusedPanel()->summaryText().contains(QString("group #%1").arg(plan.groupOf(conv))));
-        QCOMPARE(w.graphView()->clusterOverlayCount(), static_cast<int>(plan.multiMemberGroupCount()));
+        // Frames for the groups with a drawn member: all of them when drawn whole, fewer with
+        // groups of the hierarchy collapsed.
+        if (w.graphView()->snapshot()->hierarchy())
+            QVERIFY(w.graphView()->clusterOverlayCount() > 0 && w.graphView()->clusterOverlayCount() <= int(plan.multiMemberGroupCount()));
+        else
+            QCOMPARE(w.graphView()->clusterOverlayCount(), static_cast<int>(plan.multiMemberGroupCount()));
     }
 
     void whyNotFusedScreenshot() {

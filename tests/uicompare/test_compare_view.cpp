@@ -45,9 +45,9 @@ CompareView* compareAndWait(MainWindow& w, const QString& pathB) {
     return waitFor(ready) ? view : nullptr;
 }
 
-QColor fillOf(ui::GraphView* v, ir::NodeId id) {
+QColor outlineOf(ui::GraphView* v, ir::NodeId id) {
     const ui::NodeStyle* s = v->nodeStyle(id);
-    return s ? s->fill : QColor();
+    return s ? s->outline : QColor();
 }
 
 /// The window and, for the docs, the compare tab alone.
@@ -96,9 +96,9 @@ private slots:
         const ir::NodeId drawnA = view->drawnNode(true, mut->changedNode);
         const ir::NodeId drawnB = view->drawnNode(false, main.rowForA(mut->changedNode)->b);
         QVERIFY(drawnA != ir::kNone && drawnB != ir::kNone);
-        QCOMPARE(fillOf(view->viewA(), drawnA), ui::styleFor(DiffState::Changed).fill);
-        QCOMPARE(fillOf(view->viewB(), drawnB), ui::styleFor(DiffState::Changed).fill);
-        QCOMPARE(fillOf(view->viewA(), mut->removedRelu), ui::styleFor(DiffState::Removed).fill);
+        QCOMPARE(outlineOf(view->viewA(), drawnA), ui::styleFor(DiffState::Changed).outline);
+        QCOMPARE(outlineOf(view->viewB(), drawnB), ui::styleFor(DiffState::Changed).outline);
+        QCOMPARE(outlineOf(view->viewA(), mut->removedRelu), ui::styleFor(DiffState::Removed).outline);
         QCOMPARE(view->viewA()->styledNodes().size(), size_t(2));
         QCOMPARE(view->viewB()->styledNodes().size(), size_t(1));
 

@@ -38,6 +38,13 @@ DominatorTreeView::DominatorTreeView(QWidget* parent) : QWidget(parent), view_(n
     bar->addWidget(domButton_);
     bar->addSpacing(8);
     bar->addWidget(status_, 1);
+    auto* fit = new QToolButton(this);
+    fit->setObjectName("fitTreeButton");
+    fit->setText(tr("Fit"));
+    fit->setToolTip(tr("Show the whole tree"));
+    fit->setAutoRaise(true);
+    connect(fit, &QToolButton::clicked, view_, &GraphView::fitAll);
+    bar->addWidget(fit);
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
     layout->setSpacing(0);
@@ -88,6 +95,12 @@ void DominatorTreeView::start() {
     launch(nullptr, current_);
 }
 
+void DominatorTreeView::resizeEvent(QResizeEvent* e) {
+    QWidget::resizeEvent(e);
+    // The dock changed shape (tall ⇄ wide): lay the tree out the other way round.
+    if (tree_ && (width() > 2 * height()) != leftToRight_) launch(tree_, current_);
+}
+
 void DominatorTreeView::showEvent(QShowEvent* e) {
     QWidget::showEvent(e);
     if (deferred_) start();
@@ -97,7 +110,10 @@ void DominatorTreeView::launch(std::shared_ptr<const analysis::DominatorTree> tr
     // The tree and its layout run in the pool; Graphviz calls are serialized by core/layout.
     // Models drawn through their hierarchy get a partial tree; smaller ones the whole tree.
     const size_t maxBoxes = graph_->hierarchy() ? kMaxTreeBoxes : 0;
-    treeJob_.request([graph = graph_, post = post_, sizer = nodeBoxSizer(), tree, focus, maxBoxes](const JobControl&) -> Result {
+    // A wide, short dock (the bottom one) gets the tree left to right: its long chains run along
+    // the long side.
+    leftToRight_ = width() > 2 * height();
+    treeJob_.request([graph = graph_, post = post_, sizer = nodeBoxSizer(), tree, focus, maxBoxes, leftToRight = leftToRight_](const JobControl&) -> Result {
         Result r;
         try {
             r.tree = tree ? tree : std::make_shared<const analysis::DominatorTree>(analysis::DominatorTree::build(*graph->graph, post));
@@ -105,7 +121,9 @@ void DominatorTreeView::launch(std::shared_ptr<const analysis::DominatorTree> tr
             drawing->model = graph->model;
             drawing->graph = graph->graph;
             drawing->display = layout::buildDominatorTreeDisplay(*graph->graph, *r.tree, {.maxBoxes = maxBoxes, .focus = focus});
-            drawing->layout = layout::layoutOrFallBack(layout::toLayoutRequest(drawing->display, sizer));
+            auto request = layout::toLayoutRequest(drawing->display, sizer);
+            request.options.leftToRight = leftToRight;
+            drawing->layout = layout::layoutOrFallBack(request);
             r.drawing = std::move(drawing);
         } catch (const std::exception& e) {
             r.error = QString::fromStdString(e.what());

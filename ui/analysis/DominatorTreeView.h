@@ -70,6 +70,7 @@ private:
     void launch(std::shared_ptr<const analysis::DominatorTree> tree, ir::NodeId focus);
     void onFinished(Result r);
     void showEvent(QShowEvent* e) override;
+    void resizeEvent(QResizeEvent* e) override;
     void onTreeSelection(ir::NodeId id);
     void announce();
 
@@ -83,6 +84,7 @@ private:
     ir::NodeId current_ = ir::kNone;
     bool syncing_ = false;           ///< selecting a box on request: do not echo nodeSelected
     bool partial_ = false;
+    bool leftToRight_ = false;       ///< the drawing shown runs left to right
     bool deferred_ = false;          ///< a large model's tree waits until the dock is shown
     LatestJob<Result> treeJob_;
 };

@@ -6,6 +6,7 @@
 #include <QVBoxLayout>
 
 #include "analysis/BlockingEdge.h"
+#include "analysis/FusionReasons.h"
 
 namespace passlens::ui {
 
@@ -15,10 +16,67 @@ QString html(const std::string& s) { return QString::fromStdString(s).toHtmlEsca
 
 QString nodeLabel(const ir::Graph& g, ir::NodeId n) {
     if (n == ir::kNone || !g.hasNode(n)) return {};
-    return QString::fromStdString(g.node(n).displayName()) + " (" + QString::fromStdString(g.node(n).opType) + ")";
+    return QString::fromStdString(shortNodeName(g.node(n).displayName())) + " (" + QString::fromStdString(g.node(n).opType) + ")";
+}
+
+QString considerationHtml(const analysis::FusionConsideration& c, const ir::Graph& g, const analysis::NodeExplanation& e) {
+    const std::string headline = c.source == "fusion-groups" ? ruleHeadline(c.rule) : std::string();
+    QString out = QString("<p style='margin:4px 0'><span style='color:%1'><b>%2</b></span> %3")
+                      .arg(c.applied ? "#166534" : "#b91c1c", c.applied ? QString::fromUtf8("✓") : QString::fromUtf8("✗"),
+                           html(headline.empty() ? shortenNames(c.message, c) : headline));
+    if (c.rule == "opaque") {  // from the op-pattern table, not "X is Opaque … blocked by X"
+        out += "<br>" + html(opaqueReason(e.opType, g.hasNode(e.node) ? g.node(e.node).domain : std::string()));
+    } else if (!headline.empty()) {
+        out += "<br><span style='color:#4b5563'>" + html(shortenNames(c.message, c)) + "</span>";
+    }
+    if (c.blockingNode != ir::kNone && c.blockingNode != e.node && c.rule != "opaque")
+        out += "<br><span style='color:#4b5563'>" + QObject::tr("stopped at %1").arg(html(shortNodeName(c.blockingNodeName))) +
+               (c.blockingValueName.empty() ? QString() : QObject::tr(" (edge %1)").arg(html(shortNodeName(c.blockingValueName)))) + "</span>";
+    if (ir::ValueId v = unknownShapeBehind(g, c, e.node); v != ir::kNone && !c.applied) {
+        const auto& type = g.value(v).type;
+        out += "<br><span style='background:#fff3cd'>" +
+               QObject::tr("This rests on an unknown shape: %1 is %2. Give the symbolic dims sizes in the Dims field (toolbar, "
+                           "e.g. batch=1, seq=128), run again and ask again.")
+                   .arg(html(shortNodeName(g.value(v).name)), html(type.shape ? type.shape->toString() : std::string("of unknown rank"))) +
+               "</span>";
+    }
+    return out + "</p>";
 }
 
 }  // namespace
+
+QString WhyNotFusedPanel::explanationHtml(const ir::Graph& g, const analysis::NodeExplanation& e,
+                                          const std::vector<std::string>& warnings, const std::string& remarksSource) {
+    QString s;
+    // The answer first, in one sentence.
+    const analysis::FusionConsideration* firstRefusal = nullptr;
+    for (const auto& c : e.considered)
+        if (!c.applied && !firstRefusal) firstRefusal = &c;
+    if (e.groupMembers.size() > 1) {
+        QStringList members;
+        for (ir::NodeId m : e.groupMembers) members << html(shortNodeName(g.node(m).displayName()));
+        s += tr("<p style='font-size:14px'><b>Fused</b> into one kernel with %1 others (group #%2, anchor %3).</p>")
+                 .arg(e.groupMembers.size() - 1).arg(e.group).arg(html(shortNodeName(g.node(e.anchor).displayName())));
+        s += "<p style='color:#4b5563'>" + members.join(" + ") + "</p>";
+    } else {
+        const std::string why = firstRefusal && firstRefusal->source == "fusion-groups" ? ruleHeadline(firstRefusal->rule) : std::string();
+        s += tr("<p style='font-size:14px'><b>Not fused</b>: it runs as a kernel of its own.%1</p>")
+                 .arg(why.empty() ? QString() : " " + html(why));
+    }
+    const char* order[] = {"Fusion groups (TVM FuseOps)", "Pattern rewrites (passes)", "onnxruntime transformers"};
+    for (const char* section : order) {
+        QString body;
+        for (const auto& c : e.considered)
+            if (sectionOf(c) == section) body += considerationHtml(c, g, e);
+        if (!body.isEmpty()) s += QString("<h4 style='margin:10px 0 2px 0'>%1</h4>").arg(tr(section)) + body;
+    }
+    s += e.postDominator == ir::kNone
+             ? tr("<p style='color:#6b7280'>Immediate post-dominator: none (its results reach the outputs along separate paths).</p>")
+             : tr("<p style='color:#6b7280'>Immediate post-dominator: %1.</p>").arg(nodeLabel(g, e.postDominator).toHtmlEscaped());
+    for (const auto& w : warnings) s += QString("<p style='color:#92400e'>%1</p>").arg(html(w));
+    if (!remarksSource.empty()) s += tr("<p style='color:#6b7280'>Pass remarks from %1.</p>").arg(html(remarksSource));
+    return s;
+}
 
 WhyNotFusedPanel::WhyNotFusedPanel(QWidget* parent) : QWidget(parent) {
     title_ = new QLabel(this);
@@ -101,43 +159,21 @@ void WhyNotFusedPanel::onFinished(Result r) {
     const ir::Graph& g = *graph_->graph;
     const auto& e = *shown_;
     title_->setText(QString("<b style='font-size:15px'>%1</b> &nbsp;<span style='color:#4b5563'>%2 · pattern %3</span>")
-                        .arg(html(e.name), html(e.opType), html(std::string(analysis::patternName(e.pattern)))));
-
-    int refused = 0, applied = 0;
-    for (const auto& c : e.considered) (c.applied ? applied : refused)++;
-    QString s;
-    if (e.groupMembers.size() > 1) {
-        QStringList members;
-        for (ir::NodeId m : e.groupMembers) members << html(g.node(m).displayName());
-        s += tr("<p><b>Fused</b> in group #%1 (anchor %2): %3.</p>")
-                 .arg(e.group).arg(html(g.node(e.anchor).displayName()), members.join(" + "));
-    } else {
-        s += tr("<p><b>Not fused</b>: alone in group #%1 — it runs as its own kernel.</p>").arg(e.group);
-    }
-    s += e.postDominator == ir::kNone
-             ? tr("<p>Immediate post-dominator: none (its results reach the outputs along separate paths).</p>")
-             : tr("<p>Immediate post-dominator: %1.</p>").arg(nodeLabel(g, e.postDominator).toHtmlEscaped());
-    s += tr("<p>%1 fusion(s) considered: %2 refused or missed, %3 applied.</p>").arg(e.considered.size()).arg(refused).arg(applied);
-    for (const auto& c : e.considered)
-        if (!c.applied)
-            s += tr("<p style='color:#b91c1c'><b>Why not</b> (%1): %2</p>").arg(html(c.rule), html(c.message));
-    for (const auto& w : r.warnings) s += QString("<p style='color:#92400e'>%1</p>").arg(html(w));
-    if (!r.remarksSource.empty())
-        s += tr("<p style='color:#6b7280'>Pass remarks from %1.</p>").arg(html(r.remarksSource));
-    summary_->setHtml(s);
+                        .arg(html(shortNodeName(e.name)), html(e.opType), html(std::string(analysis::patternName(e.pattern)))));
+    title_->setToolTip(QString::fromStdString(e.name));
+    summary_->setHtml(explanationHtml(g, e, r.warnings, r.remarksSource));
 
     {
         const QSignalBlocker block(list_);
         list_->clear();
         for (const auto& c : e.considered) {
-            QString text = QString("%1 %2 · %3\n%4")
-                               .arg(c.applied ? QString::fromUtf8("✓") : QString::fromUtf8("✗"),
-                                    QString::fromStdString(c.source), QString::fromStdString(c.rule),
-                                    QString::fromStdString(c.message));
-            if (!c.blockingNodeName.empty() || !c.blockingValueName.empty())
-                text += tr("\nblocked by %1%2").arg(QString::fromStdString(c.blockingNodeName),
-                                                   c.blockingValueName.empty() ? QString()
-                                                       : tr(" via edge %1").arg(QString::fromStdString(c.blockingValueName)));
+            // The reason first, then where it came from; full names stay in the tooltip.
+            const std::string headline = c.source == "fusion-groups" ? ruleHeadline(c.rule) : std::string();
+            QString text = QString("%1 %2").arg(c.applied ? QString::fromUtf8("✓") : QString::fromUtf8("✗"),
+                                               QString::fromStdString(headline.empty() ? shortenNames(c.message, c) : headline));
+            if (c.rule == "opaque") text += "\n" + QString::fromStdString(opaqueReason(e.opType, g.node(e.node).domain));
+            else if (!headline.empty()) text += "\n" + QString::fromStdString(shortenNames(c.message, c));
+            text += QString("\n— %1 · %2").arg(QString::fromStdString(c.source), QString::fromStdString(c.rule));
             auto* item = new QListWidgetItem(text, list_);
             item->setForeground(c.applied ? QColor("#166534") : QColor("#991b1b"));
             item->setToolTip(QString::fromStdString(c.message));
@@ -160,6 +196,8 @@ void WhyNotFusedPanel::selectConsideration(int row) {
 void WhyNotFusedPanel::onRowChanged(int row) {
     if (!shown_ || row < 0 || row >= int(shown_->considered.size())) return;
     const auto& c = shown_->considered[size_t(row)];
+    // An Opaque node "blocks" itself: nothing else to mark.
+    if (c.blockingNode == shown_->node) return emit blockerChanged(shown_->node, c.nodes, ir::kNone, {});
     emit blockerChanged(shown_->node, c.nodes, c.blockingNode,
                         analysis::blockingEdges(*graph_->graph, c.blockingValue, c.blockingNode, shown_->node));
 }

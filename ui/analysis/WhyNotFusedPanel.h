@@ -59,6 +59,10 @@ private:
         QString error;
     };
     void onFinished(Result r);
+    /// The explanation as wrapped HTML: the answer first, then one section per kind of fusion
+    /// (TVM-style groups, pattern rewrites, onnxruntime transformers).
+    static QString explanationHtml(const ir::Graph& g, const analysis::NodeExplanation& e,
+                                   const std::vector<std::string>& warnings, const std::string& remarksSource);
     void onRowChanged(int row);
 
     QLabel* title_;

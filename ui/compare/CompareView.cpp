@@ -219,10 +219,10 @@ void CompareView::applyStyles() {
             mark(false, r.b, DiffState::Added);
         }
     }
-    viewA_->setCaption(tr("A: %1").arg(titleA_), {{styleFor(DiffState::Changed).fill, tr("%1 changed").arg(s.changed)},
-                                                  {styleFor(DiffState::Removed).fill, tr("%1 only in A").arg(s.onlyInA)}});
-    viewB_->setCaption(tr("B: %1").arg(titleB_), {{styleFor(DiffState::Changed).fill, tr("%1 changed").arg(s.changed)},
-                                                  {styleFor(DiffState::Added).fill, tr("%1 only in B").arg(s.onlyInB)}});
+    viewA_->setCaption(tr("A: %1").arg(titleA_), {{diffColor(DiffState::Changed), tr("%1 changed").arg(s.changed)},
+                                                  {diffColor(DiffState::Removed), tr("%1 only in A").arg(s.onlyInA)}});
+    viewB_->setCaption(tr("B: %1").arg(titleB_), {{diffColor(DiffState::Changed), tr("%1 changed").arg(s.changed)},
+                                                  {diffColor(DiffState::Added), tr("%1 only in B").arg(s.onlyInB)}});
 }
 
 QString CompareView::summaryText() const {
@@ -279,10 +279,10 @@ QString CompareView::matchHtml(bool sideA, ir::NodeId id) const {
                    .arg(row->score, 0, 'f', 2);
         for (const auto& c : row->changes) html += "<br>• " + QString::fromStdString(c).toHtmlEscaped();
     }
-    const QColor fill = styleFor(row->status == NodeStatus::Same      ? DiffState::Unchanged
+    const QColor fill = diffTint(row->status == NodeStatus::Same      ? DiffState::Unchanged
                                  : row->status == NodeStatus::Changed ? DiffState::Changed
                                  : row->status == NodeStatus::OnlyInA ? DiffState::Removed
-                                                                      : DiffState::Added).fill;
+                                                                      : DiffState::Added);
     return QString("<table width='100%' cellpadding='4' style='background:%1'><tr><td>%2</td></tr></table><br>")
         .arg(fill.isValid() ? fill.name() : QString("#eef2f7"), html);
 }

@@ -58,7 +58,7 @@ QVariant DifferenceModel::data(const QModelIndex& index, int role) const {
     if (!index.isValid() || index.row() >= rowCount()) return {};
     const Entry& e = entries_[size_t(index.row())];
     const diff::NodeDiff& r = *e.row;
-    if (role == Qt::BackgroundRole && index.column() == Status) return QBrush(styleFor(stateOf(r.status)).fill);
+    if (role == Qt::BackgroundRole && index.column() == Status) return QBrush(diffTint(stateOf(r.status)));
     if (role != Qt::DisplayRole && role != Qt::ToolTipRole) return {};
     const QString where = e.graph->path.empty() ? QString() : QString::fromStdString(e.graph->path) + ": ";
     switch (index.column()) {

@@ -24,13 +24,12 @@ NodeItem::NodeItem(const layout::DisplayNode& n, const QRectF& rect)
 }
 
 QRectF NodeItem::boundingRect() const {
-    // A badge sits on the top-right corner, half outside the box.
-    const bool badge = override_ && !override_->badge.isEmpty();
-    return rect_.adjusted(-4, badge ? -12 : -4, badge ? 12 : 4, 4);
+    // Room for the diff ring and the search halo around the box, and a badge on its top-right
+    // corner, half outside.
+    return rect_.adjusted(-9, -14, 14, 9);
 }
 
 void NodeItem::setStyleOverride(const NodeStyle* style) {
-    prepareGeometryChange();
     if (style) override_ = *style; else override_.reset();
     update();
 }
@@ -41,9 +40,70 @@ void NodeItem::setSearchHit(bool hit) {
     update();
 }
 
+void NodeItem::setMuted(bool muted) {
+    if (muted_ == muted) return;
+    muted_ = muted;
+    update();
+}
+
+void NodeItem::setDomainTag(const QString& tag) {
+    domainTag_ = tag;
+    update();
+}
+
+QColor mutedColor(const QColor& c) {
+    // Halfway to grey, then lightened: still tells categories apart up close, but a diff's marked
+    // boxes stand out.
+    const int grey = qGray(c.rgb());
+    QColor g((c.red() + grey) / 2, (c.green() + grey) / 2, (c.blue() + grey) / 2);
+    return QColor((g.red() + 2 * 250) / 3, (g.green() + 2 * 250) / 3, (g.blue() + 2 * 250) / 3);
+}
+
+void paintDiffRing(QPainter* p, const QRectF& box, qreal radius, const QColor& color, bool dashed) {
+    p->save();
+    QPen pen(color, 3.2);
+    if (dashed) pen.setStyle(Qt::DashLine);
+    p->setPen(pen);
+    p->setBrush(Qt::NoBrush);
+    p->drawRoundedRect(box.adjusted(-4, -4, 4, 4), radius + 3, radius + 3);
+    p->restore();
+}
+
+void paintHatching(QPainter* p, const QRectF& box, qreal radius, const QColor& color) {
+    p->save();
+    QPainterPath clip;
+    clip.addRoundedRect(box, radius, radius);
+    p->setClipPath(clip, Qt::IntersectClip);
+    QColor c = color;
+    c.setAlpha(70);
+    p->setPen(QPen(c, 2.0));
+    for (qreal x = box.left() - box.height(); x < box.right(); x += 9)
+        p->drawLine(QPointF(x, box.bottom()), QPointF(x + box.height(), box.top()));
+    p->restore();
+}
+
+void paintBadge(QPainter* p, const QRectF& box, const QString& text, const QColor& color) {
+    if (text.isEmpty()) return;
+    QFont f = nodeTextFont();
+    f.setBold(true);
+    f.setPixelSize(9);
+    QFontMetricsF fm(f);
+    const qreal w = fm.horizontalAdvance(text) + 10, h = fm.height() + 2;
+    const QRectF pill(box.right() - w + 8, box.top() - h / 2 - 2, w, h);
+    p->save();
+    p->setOpacity(1.0);
+    p->setPen(Qt::NoPen);
+    p->setBrush(color);
+    p->drawRoundedRect(pill, h / 2, h / 2);
+    p->setFont(f);
+    p->setPen(Qt::white);
+    p->drawText(pill, Qt::AlignCenter, text);
+    p->restore();
+}
+
 void NodeItem::paint(QPainter* p, const QStyleOptionGraphicsItem* opt, QWidget*) {
     const qreal lod = opt->levelOfDetailFromTransform(p->worldTransform());
-    QColor fill = fill_, border = border_;
+    QColor fill = fill_, border = border_, text("#1d2330"), subtext("#4b5563");
     qreal opacity = 1.0;
     bool dashed = false;
     if (override_) {
@@ -51,55 +111,72 @@ void NodeItem::paint(QPainter* p, const QStyleOptionGraphicsItem* opt, QWidget*)
         if (override_->border.isValid()) border = override_->border;
         opacity = override_->opacity;
         dashed = override_->dashed;
+    } else if (muted_) {
+        fill = mutedColor(fill);
+        border = mutedColor(border).darker(115);
+        text = QColor("#6b7280");
+        subtext = QColor("#9ca3af");
+    }
+    const qreal radius = (kind_ == layout::DisplayNode::Kind::Input || kind_ == layout::DisplayNode::Kind::Output)
+                             ? rect_.height() / 2 : 6.0;
+    if (searchHit_ && !isSelected()) {  // find's own mark: a soft cyan halo, unlike any ring or fill
+        p->setPen(Qt::NoPen);
+        p->setBrush(QColor(0, 180, 216, 110));
+        p->drawRoundedRect(rect_.adjusted(-8, -8, 8, 8), radius + 6, radius + 6);
     }
     p->setOpacity(opacity);
     QPen pen(isSelected() ? QColor("#1f6feb") : border, isSelected() ? 3.0 : 1.4);
-    if (searchHit_ && !isSelected()) pen = QPen(QColor("#f0a000"), 3.0);
     if (dashed) pen.setStyle(Qt::DashLine);
     p->setPen(pen);
     p->setBrush(fill);
-    const qreal radius = (kind_ == layout::DisplayNode::Kind::Input || kind_ == layout::DisplayNode::Kind::Output)
-                             ? rect_.height() / 2 : 6.0;
     if (lod < 0.25) {  // far out: colored blocks only
         p->drawRect(rect_);
+        if (override_ && override_->outline.isValid()) paintDiffRing(p, rect_, 0, override_->outline, false);
         return;
     }
     p->drawRoundedRect(rect_, radius, radius);
+    if (override_ && override_->hatched) paintHatching(p, rect_, radius, override_->outline.isValid() ? override_->outline : border);
+    if (override_ && override_->outline.isValid() && !isSelected()) paintDiffRing(p, rect_, radius, override_->outline, false);
     if (hasSubgraphs_) {  // a stacked-card hint: this node has a body to open
+        p->setPen(QPen(border, 1.4));
         p->setBrush(Qt::NoBrush);
         p->drawRoundedRect(rect_.adjusted(3, 3, 3, 3).intersected(rect_.adjusted(0, 0, 3, 3)), radius, radius);
     }
+    if (!domainTag_.isEmpty()) {  // a contrib op: an inner border and its domain's tag
+        p->setPen(QPen(border, 1.0));
+        p->setBrush(Qt::NoBrush);
+        p->drawRoundedRect(rect_.adjusted(3, 3, -3, -3), radius - 2, radius - 2);
+    }
     if (lod < 0.45) return;  // text unreadable at this zoom: skip it (keeps panning smooth)
+    if (!domainTag_.isEmpty()) {
+        QFont f = nodeTextFont();
+        f.setBold(true);
+        f.setPixelSize(8);
+        // Bottom-left, clear of the title (which names the domain already).
+        const QRectF tag(rect_.left() + 5, rect_.bottom() - 15, QFontMetricsF(f).horizontalAdvance(domainTag_) + 6, 11);
+        p->setPen(Qt::NoPen);
+        p->setBrush(border);
+        p->drawRoundedRect(tag, 3, 3);
+        p->setFont(f);
+        p->setPen(Qt::white);
+        p->drawText(tag, Qt::AlignCenter, domainTag_);
+    }
 
     QFont tf = nodeTitleFont(), bf = nodeTextFont();
     QFontMetricsF tm(tf), bm(bf);
     qreal y = rect_.top() + 6;
     p->setFont(tf);
-    p->setPen(QColor("#1d2330"));
+    p->setPen(text);
     p->drawText(QRectF(rect_.left() + 4, y, rect_.width() - 8, tm.height()), Qt::AlignCenter, title_);
     y += tm.height();
     p->setFont(bf);
     for (int i = 0; i < lines_.size(); ++i) {
-        p->setPen(i < subtitleLines_ ? QColor("#4b5563") : QColor("#374151"));
+        p->setPen(i < subtitleLines_ ? subtext : (muted_ && !override_ ? subtext : QColor("#374151")));
         p->drawText(QRectF(rect_.left() + 4, y, rect_.width() - 8, bm.height()), Qt::AlignCenter,
                     bm.elidedText(lines_[i], Qt::ElideMiddle, rect_.width() - 8));
         y += bm.height();
     }
-    if (override_ && !override_->badge.isEmpty()) {  // a pill on the corner: white text on the border color
-        QFont f = nodeTextFont();
-        f.setBold(true);
-        f.setPixelSize(9);
-        QFontMetricsF fm(f);
-        const qreal w = fm.horizontalAdvance(override_->badge) + 10, h = fm.height() + 2;
-        const QRectF pill(rect_.right() - w + 8, rect_.top() - h / 2 - 2, w, h);
-        p->setOpacity(1.0);
-        p->setPen(Qt::NoPen);
-        p->setBrush(border);
-        p->drawRoundedRect(pill, h / 2, h / 2);
-        p->setFont(f);
-        p->setPen(Qt::white);
-        p->drawText(pill, Qt::AlignCenter, override_->badge);
-    }
+    if (override_) paintBadge(p, rect_, override_->badge, override_->outline.isValid() ? override_->outline : border);
 }
 
 GhostItem::GhostItem(uint32_t node, const QRectF& rect, const QString& title, const QString& subtitle, const NodeStyle& style)
@@ -110,11 +187,14 @@ GhostItem::GhostItem(uint32_t node, const QRectF& rect, const QString& title, co
 
 void GhostItem::paint(QPainter* p, const QStyleOptionGraphicsItem* opt, QWidget*) {
     const qreal lod = opt->levelOfDetailFromTransform(p->worldTransform());
+    const QColor ring = style_.outline.isValid() ? style_.outline : style_.border;
     p->setOpacity(style_.opacity);
-    QPen pen(style_.border, 1.4, Qt::DashLine);
-    p->setPen(pen);
+    p->setPen(QPen(style_.border, 1.4, Qt::DashLine));
     p->setBrush(style_.fill);
     p->drawRoundedRect(rect_, 6, 6);
+    if (style_.hatched) paintHatching(p, rect_, 6, style_.border.isValid() ? style_.border : ring);  // grey: no category tint
+    p->setOpacity(1.0);
+    paintDiffRing(p, rect_, 6, ring, true);
     if (lod < 0.45) return;
     QFont tf = nodeTitleFont(), bf = nodeTextFont();
     QFontMetricsF tm(tf), bm(bf);
@@ -125,21 +205,7 @@ void GhostItem::paint(QPainter* p, const QStyleOptionGraphicsItem* opt, QWidget*
     p->setPen(QColor("#4b5563"));
     p->drawText(QRectF(rect_.left() + 4, rect_.top() + 6 + tm.height(), rect_.width() - 8, bm.height()), Qt::AlignCenter,
                 bm.elidedText(subtitle_, Qt::ElideMiddle, rect_.width() - 8));
-    if (!style_.badge.isEmpty()) {
-        QFont f = nodeTextFont();
-        f.setBold(true);
-        f.setPixelSize(9);
-        QFontMetricsF fm(f);
-        const qreal w = fm.horizontalAdvance(style_.badge) + 10, h = fm.height() + 2;
-        const QRectF pill(rect_.right() - w + 8, rect_.top() - h / 2 - 2, w, h);
-        p->setOpacity(1.0);
-        p->setPen(Qt::NoPen);
-        p->setBrush(style_.border);
-        p->drawRoundedRect(pill, h / 2, h / 2);
-        p->setFont(f);
-        p->setPen(Qt::white);
-        p->drawText(pill, Qt::AlignCenter, style_.badge);
-    }
+    paintBadge(p, rect_, style_.badge, ring);
 }
 
 EdgeItem::EdgeItem(const layout::EdgePath& e, const QString& label) : from_(e.from), to_(e.to), label_(label) {

@@ -19,6 +19,14 @@ public:
     uint32_t key() const { return key_; }
     void setStyleOverride(const NodeStyle* style);
     void setSearchHit(bool hit);
+    bool isSearchHit() const { return searchHit_; }
+    /// Drawn desaturated unless it carries a style override (the unchanged boxes of a diff).
+    void setMuted(bool muted);
+    bool isMuted() const { return muted_ && !override_; }
+    /// An op of another domain than ai.onnx (ONNX Runtime's com.microsoft contrib ops, passlens.*):
+    /// drawn with a double border and the domain's short tag ("ms") in the top-left corner.
+    void setDomainTag(const QString& tag);
+    QString domainTag() const { return domainTag_; }
 
 private:
     uint32_t key_;
@@ -31,7 +39,16 @@ private:
     bool hasSubgraphs_;
     std::optional<NodeStyle> override_;
     bool searchHit_ = false;
+    bool muted_ = false;
+    QString domainTag_;
 };
+
+/// Paints the pieces every box shape shares: the diff ring, the hatching, the badge pill.
+void paintDiffRing(QPainter* p, const QRectF& box, qreal radius, const QColor& color, bool dashed);
+void paintHatching(QPainter* p, const QRectF& box, qreal radius, const QColor& color);
+void paintBadge(QPainter* p, const QRectF& box, const QString& text, const QColor& color);
+/// A color washed towards light grey: an unchanged box while a diff is shown.
+QColor mutedColor(const QColor& c);
 
 /// A node the shown pass removed, drawn where it stood (a red dashed ghost). Not a node item: it
 /// is not selectable and GraphView does not count it among the snapshot's boxes.
@@ -40,7 +57,7 @@ public:
     enum { Type = UserType + 3 };
     GhostItem(uint32_t node, const QRectF& rect, const QString& title, const QString& subtitle, const NodeStyle& style);
     int type() const override { return Type; }
-    QRectF boundingRect() const override { return rect_.adjusted(-4, -12, 12, 4); }
+    QRectF boundingRect() const override { return rect_.adjusted(-7, -14, 14, 7); }
     void paint(QPainter* p, const QStyleOptionGraphicsItem* opt, QWidget* w) override;
     uint32_t node() const { return node_; }
 

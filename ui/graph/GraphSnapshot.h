@@ -35,7 +35,20 @@ struct NodeStyle {
     qreal opacity = 1.0;       ///< e.g. a removed node drawn as a ghost
     bool dashed = false;
     QString badge;             ///< short text drawn at the box's top-right corner
+    /// A thick ring around the box (diff states): the fill keeps the op category's color, so a
+    /// diff state never reads as a category. Also the badge's color when valid.
+    QColor outline;
+    bool hatched = false;      ///< diagonal hatching over the fill (a changed node)
 };
+
+/// A highlight that recolors the box (analysis views: a path, the node asked about, a blocker).
+inline NodeStyle highlightStyle(const QColor& fill, const QColor& border, const QString& badge = {}) {
+    NodeStyle s;
+    s.fill = fill;
+    s.border = border;
+    s.badge = badge;
+    return s;
+}
 
 /// Per-edge decoration set from outside (e.g. the edge that blocked a fusion).
 struct EdgeStyle {

@@ -69,15 +69,23 @@ void GraphView::setSnapshot(SnapshotPtr snap) {
     for (size_t i = 0; i < dg.nodes.size(); ++i) {
         const auto& r = lr.boxes[i].rect;
         auto* item = new NodeItem(dg.nodes[i], QRectF(r.x, r.y, r.width, r.height));
+        item->setMuted(diffMode_);
         scene_->addItem(item);
         items_[dg.nodes[i].key] = item;
         if (dg.nodes[i].kind == DisplayNode::Kind::Op) {
+            if (const auto& domain = snapshot_->graph->node(dg.nodes[i].node).domain; !domain.empty() && domain != "ai.onnx")
+                item->setDomainTag(domain == "com.microsoft" ? QStringLiteral("ms") : QString::fromStdString(domain.substr(domain.rfind('.') + 1)));
             auto it = styles_.find(dg.nodes[i].node);
             if (it != styles_.end()) item->setStyleOverride(&it->second);
         }
     }
     for (size_t i = 0; i < dg.edges.size(); ++i) {
         auto* item = new EdgeItem(lr.edges[i], QString::fromStdString(dg.edges[i].label));
+        // The label shortens dims ("?" for made-up names like unk__9); the tooltip has them raw.
+        if (const ir::ValueId v = dg.edges[i].value; v != ir::kNone && snapshot_->graph->hasValue(v)) {
+            const auto& value = snapshot_->graph->value(v);
+            item->setToolTip(QString::fromStdString(value.name + "  " + (value.type.shape ? value.type.shape->toString() : std::string("rank unknown"))));
+        }
         scene_->addItem(item);
         edgesByNode_[dg.edges[i].from].push_back(item);
         edgesByNode_[dg.edges[i].to].push_back(item);
@@ -453,6 +461,19 @@ std::vector<ir::NodeId> GraphView::findNodes(const QString& text) const {
     return out;
 }
 
+std::vector<ir::NodeId> GraphView::searchHits() const {
+    std::vector<ir::NodeId> out;
+    for (const NodeItem* i : searchHits_)
+        if (layout::isOpKey(i->key())) out.push_back(i->key());
+    return out;
+}
+
+void GraphView::setDiffMode(bool on) {
+    if (diffMode_ == on) return;
+    diffMode_ = on;
+    for (auto& [key, item] : items_) item->setMuted(on);
+}
+
 void GraphView::setSearchHits(const std::vector<ir::NodeId>& hits) {
     for (NodeItem* i : searchHits_) i->setSearchHit(false);
     searchHits_.clear();
@@ -573,8 +594,8 @@ void GraphView::drawCaption(QPainter* p) {
     x += fm.horizontalAdvance(caption_) + 8;
     p->setFont(sf);
     for (const auto& [c, label] : captionSwatches_) {
-        p->setPen(QPen(c.darker(150), 1.2));
-        p->setBrush(c);
+        p->setPen(QPen(c, 2.6));  // a ring, as the diff marks the boxes
+        p->setBrush(Qt::white);
         p->drawRoundedRect(QRect(x + 4, frame.top() + h / 2 - 6, 14, 12), 3, 3);
         p->setPen(QColor("#1d2330"));
         p->drawText(QRect(x + 22, frame.top(), sm.horizontalAdvance(label) + 2, h), Qt::AlignVCenter, label);
@@ -626,7 +647,7 @@ void GraphView::mouseDoubleClickEvent(QMouseEvent* e) {
             emit groupToggleRequested(layout::groupOfKey(key), true);
             return;
         }
-        if (layout::isOpKey(key) && snapshot_ && snapshot_->graph->node(key).hasSubgraphs()) {
+        if (layout::isOpKey(key) && snapshot_ && opensBody(key)) {
             emit subgraphRequested(key);
             return;
         }
@@ -642,6 +663,22 @@ void GraphView::mouseDoubleClickEvent(QMouseEvent* e) {
         }
     }
     QGraphicsView::mouseDoubleClickEvent(e);
+}
+
+bool GraphView::opensBody(ir::NodeId id) const {
+    const ir::Node& n = snapshot_->graph->node(id);
+    return n.hasSubgraphs() || (snapshot_->model && snapshot_->model->findFunction(n.domain, n.opType));
+}
+
+void GraphView::showAtScale(double scale) {
+    if (!snapshot_) return;
+    resetTransform();
+    this->scale(scale, scale);
+    const auto& b = snapshot_->layout.bounds;
+    centerOn(QPointF(b.x + b.width / 2, b.y + b.height / 2));
+    minimap_->viewport()->update();
+    updateMinimapVisibility();
+    emit zoomChanged(scale);
 }
 
 void GraphView::resizeEvent(QResizeEvent* e) {

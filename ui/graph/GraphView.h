@@ -69,6 +69,10 @@ public:
     /// setSnapshot. groupStyle is null for groups without one or not drawn collapsed.
     void setGroupStyle(uint32_t group, const NodeStyle& style);
     const NodeStyle* groupStyle(uint32_t group) const;
+    /// Diff mode: boxes without a style override are drawn desaturated, so the marked ones (a
+    /// pass step's changes) stand out. Kept across setSnapshot.
+    void setDiffMode(bool on);
+    bool diffMode() const { return diffMode_; }
     /// Nodes with a style override that are drawn in the current snapshot.
     std::vector<ir::NodeId> styledNodes() const;
 
@@ -83,9 +87,11 @@ public:
     /// Nodes whose name or op type contains `text` (case-insensitive), in layout order.
     std::vector<ir::NodeId> findNodes(const QString& text) const;
     void setSearchHits(const std::vector<ir::NodeId>& hits);
+    /// Nodes drawn with find's highlight now.
+    std::vector<ir::NodeId> searchHits() const;
 
     /// A short line drawn at the top center of the viewport ("before: cse"), with optional
-    /// colored swatches (e.g. the diff colors) after it. Empty = none.
+    /// swatches after it, drawn as rings like the diff marks. Empty = none.
     void setCaption(const QString& text, const std::vector<std::pair<QColor, QString>>& swatches = {});
     QString caption() const { return caption_; }
     void setLegendVisible(bool on);
@@ -127,6 +133,8 @@ public slots:
     void zoomIn();
     void zoomOut();
     void fitAll();
+    /// The drawing at `scale` (1.0 = 100%), centered.
+    void showAtScale(double scale);
     /// The first view of a new drawing: fitted when it stays readable, else a readable zoom on the
     /// graph inputs (chooseFirstView in graph/FirstView.h).
     void showReadableOverview();
@@ -134,7 +142,7 @@ public slots:
 signals:
     void nodeSelected(ir::NodeId id);        ///< kNone when the selection is cleared
     void valueSelected(ir::ValueId id);      ///< an input/output/constant box was selected
-    void subgraphRequested(ir::NodeId id);   ///< double-click on an If/Loop/Scan
+    void subgraphRequested(ir::NodeId id);   ///< double-click on an If/Loop/Scan or a model-local function call
     /// Double-click on a collapsed group's box (expand) or on an open group's frame (collapse).
     void groupToggleRequested(uint32_t group, bool expand);
     void zoomChanged(double factor);
@@ -166,6 +174,8 @@ private:
     /// Scene units kept free above the drawing so the caption does not cover the first boxes.
     double captionRoom() const { return caption_.isEmpty() ? 0.0 : 44.0; }
     NodeItem* nodeItemAt(const QPoint& viewPos) const;
+    /// Whether a double-click opens a body: an If/Loop/Scan, or a call of a model-local function.
+    bool opensBody(ir::NodeId id) const;
     void rebuildClusterItems();
     void addGroupFrames();
 
@@ -195,6 +205,7 @@ private:
     void updateClusterVisibility();
     std::vector<std::pair<QGraphicsItem*, uint32_t>> groupFrames_;  ///< frame item, group id
     bool clustersVisible_ = false;
+    bool diffMode_ = false;
 };
 
 }  // namespace passlens::ui

@@ -81,7 +81,9 @@ SnapshotPtr layoutNow(std::shared_ptr<const ir::Model> model, const ir::Graph* g
     snap->model = std::move(model);
     snap->graph = graph;
     layout::DisplayGraph dg = layout::buildDisplayGraph(*graph, options);
-    if (dg.nodes.size() <= kWholeGraphBoxes) {
+    std::shared_ptr<hierarchy::Hierarchy> h;
+    if (dg.nodes.size() > layout::kWholeGraphBoxes) h = std::make_shared<hierarchy::Hierarchy>(hierarchy::buildHierarchy(*graph));
+    if (!h || !layout::drawThroughHierarchy(dg.nodes.size(), *h)) {
         snap->display = std::move(dg);
         snap->groupingSeconds = secondsSince(t0);
         t0 = std::chrono::steady_clock::now();
@@ -89,7 +91,6 @@ SnapshotPtr layoutNow(std::shared_ptr<const ir::Model> model, const ir::Graph* g
         snap->layoutSeconds = secondsSince(t0);
         return snap;
     }
-    auto h = std::make_shared<hierarchy::Hierarchy>(hierarchy::buildHierarchy(*graph));
     auto kept = keepOpen.empty() ? std::nullopt : expansionOfPaths(*h, keepOpen);
     layout::Expansion opening = kept ? *kept : layout::expansionWithinBudget(*h, dg, kOpeningBoxBudget);
     snap->layouter = std::make_shared<layout::HierarchicalLayouter>(h, std::move(dg), makeSizer());

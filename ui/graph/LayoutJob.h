@@ -27,10 +27,8 @@ std::vector<std::string> openGroupPaths(const SnapshotPtr& snap);
 /// The groups of `h` at `paths` and the way to them; nullopt when none of the paths exists.
 std::optional<layout::Expansion> expansionOfPaths(const hierarchy::Hierarchy& h, const std::vector<std::string>& paths);
 
-/// Drawings with at most this many boxes are laid out whole (as small models always were: the
-/// PP-OCR models, 250–450 boxes folded, read well whole and the stepper diffs them whole); larger
-/// ones through their hierarchy, opened as deep as kOpeningBoxBudget boxes allow.
-inline constexpr size_t kWholeGraphBoxes = 600;
+/// Whether a drawing is laid out whole or through its hierarchy is core's rule for app and CLI
+/// (layout::drawThroughHierarchy); a grouped one opens as deep as kOpeningBoxBudget boxes allow.
 inline constexpr size_t kOpeningBoxBudget = 60;
 
 /// The same graph as `base` (drawn through its hierarchy) with other groups open; reuses the

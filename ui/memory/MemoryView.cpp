@@ -120,24 +120,19 @@ MemoryView::MemoryView(QWidget* parent) : QWidget(parent) {
 
     tabs_ = new QTabWidget(this);
     auto* charts = new QWidget(tabs_);
-    auto* grid = new QGridLayout(charts);
-    grid->setContentsMargins(0, 0, 0, 0);
-    grid->setSpacing(4);
+    chartGrid_ = new QGridLayout(charts);
+    chartGrid_->setContentsMargins(0, 0, 0, 0);
+    chartGrid_->setSpacing(4);
     lifetime_ = new MemoryChartWidget(MemoryChartWidget::Kind::Lifetime, charts);
-    grid->addWidget(lifetime_, 0, 0, 1, 2);
     for (int side = 0; side < 2; ++side) {
         arena_[side] = new MemoryChartWidget(MemoryChartWidget::Kind::Arena, charts);
         live_[side] = new MemoryChartWidget(MemoryChartWidget::Kind::LiveBytes, charts);
         arena_[side]->setObjectName(side == 0 ? "arenaChart" : "arenaChartCompare");
         live_[side]->setObjectName(side == 0 ? "liveBytesChart" : "liveBytesChartCompare");
-        grid->addWidget(arena_[side], 1, side);
-        grid->addWidget(live_[side], 2, side);
         connect(arena_[side], &MemoryChartWidget::valueClicked, this, &MemoryView::onValueClicked);
     }
     connect(lifetime_, &MemoryChartWidget::valueClicked, this, &MemoryView::onValueClicked);
-    grid->setRowStretch(0, 3);
-    grid->setRowStretch(1, 4);
-    grid->setRowStretch(2, 3);
+    arrangeCharts(false);
     tabs_->addTab(charts, "Charts");
 
     buffers_ = new BufferTableModel(this);
@@ -310,9 +305,48 @@ bool MemoryView::selectValue(ir::ValueId value) {
     return found;
 }
 
+void MemoryView::arrangeCharts(bool wide) {
+    // Tall (a side dock): lifetime on top, arena, live bytes below. Wide and short (the bottom
+    // dock): the three side by side, each the dock's full height. A compared planner's charts
+    // sit under (tall) or beside (wide) the primary's.
+    if (!chartGrid_->isEmpty() && wide == wideCharts_) return;
+    wideCharts_ = wide;
+    for (QWidget* c : {static_cast<QWidget*>(lifetime_), static_cast<QWidget*>(arena_[0]), static_cast<QWidget*>(arena_[1]),
+                       static_cast<QWidget*>(live_[0]), static_cast<QWidget*>(live_[1])})
+        chartGrid_->removeWidget(c);
+    for (int i = 0; i < 4; ++i) { chartGrid_->setRowStretch(i, 0); chartGrid_->setColumnStretch(i, 0); }
+    if (wide) {
+        chartGrid_->addWidget(lifetime_, 0, 0, 2, 1);
+        chartGrid_->addWidget(arena_[0], 0, 1);
+        chartGrid_->addWidget(arena_[1], 1, 1);
+        chartGrid_->addWidget(live_[0], 0, 2);
+        chartGrid_->addWidget(live_[1], 1, 2);
+        chartGrid_->setColumnStretch(0, 4);
+        chartGrid_->setColumnStretch(1, 3);
+        chartGrid_->setColumnStretch(2, 3);
+        chartGrid_->setRowStretch(0, 1);
+        chartGrid_->setRowStretch(1, arena_[1]->isVisibleTo(this) ? 1 : 0);  // a compared planner's row
+    } else {
+        chartGrid_->addWidget(lifetime_, 0, 0, 1, 2);
+        chartGrid_->addWidget(arena_[0], 1, 0);
+        chartGrid_->addWidget(arena_[1], 1, 1);
+        chartGrid_->addWidget(live_[0], 2, 0);
+        chartGrid_->addWidget(live_[1], 2, 1);
+        chartGrid_->setRowStretch(0, 3);
+        chartGrid_->setRowStretch(1, 4);
+        chartGrid_->setRowStretch(2, 3);
+    }
+}
+
+void MemoryView::resizeEvent(QResizeEvent* e) {
+    QWidget::resizeEvent(e);
+    arrangeCharts(width() > 2 * height());
+}
+
 void MemoryView::updateLayoutForComparison(bool comparing) {
     arena_[1]->setVisible(comparing);
     live_[1]->setVisible(comparing);
+    if (wideCharts_) chartGrid_->setRowStretch(1, comparing ? 1 : 0);
 }
 
 void MemoryView::onValueClicked(ir::ValueId v) {

@@ -14,6 +14,7 @@
 #include "memory/MemoryPlan.h"
 
 class QComboBox;
+class QGridLayout;
 class QLabel;
 class QProgressBar;
 class QPushButton;
@@ -84,6 +85,11 @@ private:
     void replan();
     void onValueClicked(ir::ValueId v);
     void updateLayoutForComparison(bool comparing);
+    /// Places the charts for the view's shape (see MemoryView.cpp); `wide`: side by side.
+    void arrangeCharts(bool wide);
+    void resizeEvent(QResizeEvent* e) override;
+    QGridLayout* chartGrid_ = nullptr;
+    bool wideCharts_ = false;
 
     std::shared_ptr<const ir::Model> model_;
     const ir::Graph* graph_ = nullptr;

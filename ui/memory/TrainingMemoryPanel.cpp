@@ -247,7 +247,7 @@ QString TrainingMemoryPanel::summaryText() const {
     const auto& r = result_;
     if (!r.training) return {};
     const auto& t = *r.training;
-    QString s = QString("<b>%1</b>: peak %2 (no recomputation %3) · extra %4 FLOPs = %5 forward passes · "
+    QString s = QString("<b>%1</b>: arena %2 (without recomputation: arena %3) · extra %4 FLOPs = %5 forward passes · "
                         "saved for backward %6 tensors (%7) · buffers %8 naive → %9 planned (inference %10 → %11)")
                     .arg(QString::fromStdString(r.options.text()), bytesText(r.plan->arenaBytes),
                          bytesText(r.recompute.peakBefore), QString::number(r.recompute.extraFlops, 'g', 3),

@@ -62,25 +62,42 @@ std::vector<std::string> provenanceNames(const ir::Node& node, const ir::Graph& 
     return out;
 }
 
+QColor diffColor(DiffState state) {
+    switch (state) {
+    case DiffState::Added: return QColor("#1a7f37");
+    case DiffState::Changed: return QColor("#d4570b");
+    case DiffState::Removed: return QColor("#cf222e");
+    case DiffState::Unchanged: break;
+    }
+    return {};
+}
+
+QColor diffTint(DiffState state) {
+    switch (state) {
+    case DiffState::Added: return QColor("#d6f5dc");
+    case DiffState::Changed: return QColor("#fde2cf");
+    case DiffState::Removed: return QColor("#ffd7d5");
+    case DiffState::Unchanged: break;
+    }
+    return {};
+}
+
 NodeStyle styleFor(DiffState state) {
     NodeStyle s;
+    s.outline = diffColor(state);
     switch (state) {
     case DiffState::Unchanged: break;
-    case DiffState::Added:
-        s.fill = QColor("#c9f2cf");
-        s.border = QColor("#1a7f37");
-        s.badge = "new";
-        break;
+    case DiffState::Added: s.badge = "new"; break;
     case DiffState::Changed:
-        s.fill = QColor("#fff1a8");
-        s.border = QColor("#b08800");
+        s.hatched = true;
         s.badge = "changed";
         break;
     case DiffState::Removed:
-        s.fill = QColor("#ffd7d5");
-        s.border = QColor("#cf222e");
-        s.opacity = 0.55;
+        s.fill = QColor("#eeeeee");
+        s.border = QColor("#9a9a9a");
+        s.opacity = 0.75;
         s.dashed = true;
+        s.hatched = true;
         s.badge = "removed";
         break;
     }

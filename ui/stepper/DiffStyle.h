@@ -37,7 +37,13 @@ std::vector<ir::NodeId> nodesNamedByChanges(const std::vector<passes::Change>& c
 /// graph before the first pass (ids stay stable, so the original graph still holds them).
 std::vector<std::string> provenanceNames(const ir::Node& node, const ir::Graph& original);
 
-/// Colors for a diff state in the graph view: added green, changed yellow, removed a red ghost.
+/// How the graph view marks a diff state. Never by fill (fills are the op categories): a thick
+/// ring around the box, green for added, orange and hatched for changed; a removed node is a grey
+/// ghost in a dashed red ring, cross-hatched. Unchanged boxes are desaturated (GraphView::setDiffMode).
 NodeStyle styleFor(DiffState state);
+/// The state's marker color (ring, badge, legend swatch); invalid for Unchanged.
+QColor diffColor(DiffState state);
+/// A light tint of it for table rows and text panels.
+QColor diffTint(DiffState state);
 
 }  // namespace passlens::ui

@@ -1,5 +1,7 @@
 #include "stepper/StepperPanel.h"
 
+#include "passes/onnxruntime/OrtPasses.h"
+
 #include <algorithm>
 
 #include <QCheckBox>
@@ -56,6 +58,9 @@ StepperPanel::StepperPanel(QWidget* parent) : QWidget(parent) {
     auto* top = new QHBoxLayout;
     level_ = new QComboBox(this);
     for (const char* l : {"none", "basic", "extended", "all"}) level_->addItem(l, QString(l));
+    // ONNX Runtime's graph transformers as its Level1 / Level2 run them (core/passes/onnxruntime).
+    level_->addItem(tr("onnxruntime basic"), QString("ort-basic"));
+    level_->addItem(tr("onnxruntime extended"), QString("ort-extended"));
     level_->addItem(tr("custom list"), QString("custom"));
     // extended: the most a run can do while its result stays standard ONNX (`all` adds NHWC and
     // passlens.* ops that other tools do not run).
@@ -167,7 +172,9 @@ void StepperPanel::setModel(std::shared_ptr<const ir::Model> model) {
     QStringList symbolic;
     if (model_)
         for (const auto& d : eval::unpinnedDims(*model_, {})) symbolic << QString::fromStdString(d);
-    verifyDims_->setVisible(!symbolic.isEmpty());
+    // One dims field for the window (MainWindow's, which pins the model itself); this one only
+    // carries its text into a verifying run.
+    verifyDims_->setVisible(false);
     // Opset targets: the model's own (keep), then every newer one this build's ONNX can convert to.
     targetOpset_->clear();
     const int64_t current = model_ ? model_->opsetFor("") : 0;
@@ -195,15 +202,14 @@ void StepperPanel::setPassList(const QString& list) {
 void StepperPanel::setVerifyOutputs(bool on) { verify_->setChecked(on); }
 void StepperPanel::setVerifyDims(const QString& pins) { verifyDims_->setText(pins); }
 
-/// "N=1, H=64" → pins; throws BadInput naming the bad item.
-static std::vector<std::pair<std::string, int64_t>> parseDims(const QString& text) {
+std::vector<std::pair<std::string, int64_t>> parseDimPins(const QString& text) {
     std::vector<std::pair<std::string, int64_t>> out;
     for (const QString& item : text.split(',', Qt::SkipEmptyParts)) {
         const QStringList kv = item.trimmed().split('=');
         bool ok = kv.size() == 2 && !kv[0].trimmed().isEmpty();
         const qlonglong v = ok ? kv[1].trimmed().toLongLong(&ok) : 0;
         if (!ok || v <= 0)
-            throw Error(ErrorKind::BadInput, "verify dims: expected NAME=POSITIVE_INT, got '" + item.trimmed().toStdString() + "'");
+            throw Error(ErrorKind::BadInput, "dims: expected NAME=POSITIVE_INT, got '" + item.trimmed().toStdString() + "'");
         out.emplace_back(kv[0].trimmed().toStdString(), int64_t(v));
     }
     return out;
@@ -217,7 +223,9 @@ QString StepperPanel::statusText() const { return status_->text(); }
 std::vector<std::string> StepperPanel::requestedPasses() const {
     const QString level = level_->currentData().toString();
     std::vector<std::string> out;
-    if (level != "custom") {
+    if (level == "ort-basic" || level == "ort-extended") {
+        out = passes::ort::profilePipeline(level == "ort-basic" ? passes::Level::Basic : passes::Level::Extended);
+    } else if (level != "custom") {
         out = registry_->pipeline(passes::parseLevel(level.toStdString()));
     } else {
         for (const QString& p : passList_->text().split(',', Qt::SkipEmptyParts))
@@ -242,7 +250,7 @@ void StepperPanel::run() {
     std::vector<std::string> names;
     std::vector<std::pair<std::string, int64_t>> dims;
     try {
-        if (verify_->isChecked()) dims = parseDims(verifyDims_->text());
+        if (verify_->isChecked()) dims = parseDimPins(verifyDims_->text());
         names = requestedPasses();
         for (const auto& n : names)  // unknown names and bad options fail here, before a thread starts
             passes::parsePipeline(n, *registry_);

@@ -24,6 +24,9 @@ namespace passlens::ui {
 
 class PassTableModel;
 
+/// "N=1, H=64" → pins; throws BadInput naming the bad item.
+std::vector<std::pair<std::string, int64_t>> parseDimPins(const QString& text);
+
 class StepperPanel : public QWidget {
     Q_OBJECT
 public:

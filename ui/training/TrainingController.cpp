@@ -1,7 +1,10 @@
 #include "training/TrainingController.h"
 
+
 #include <QComboBox>
+#include <QCheckBox>
 #include <QDialog>
+#include <QLabel>
 #include <QDialogButtonBox>
 #include <QFormLayout>
 #include <QLineEdit>
@@ -11,6 +14,7 @@
 
 #include "MainWindow.h"
 #include "autodiff/AutodiffPass.h"
+#include "autodiff/Recompute.h"
 #include "eval/Interpreter.h"
 #include "eval/TensorOps.h"
 #include "examples/Builder.h"
@@ -82,7 +86,7 @@ NodeStyle TrainingController::gradientOfSelectionStyle() {
     return s;
 }
 
-void TrainingController::buildTrainingGraph(const autodiff::AutodiffOptions& options) {
+void TrainingController::buildTrainingGraph(const autodiff::AutodiffOptions& options, bool recompute) {
     // The training pipeline's passes, with autodiff made for the options chosen in the dialog.
     registry_ = std::make_unique<passes::PassRegistry>();
     for (const char* name : {"constant-folding", "algebraic", "cse", "dce"})
@@ -93,7 +97,8 @@ void TrainingController::buildTrainingGraph(const autodiff::AutodiffOptions& opt
     StepperPanel* stepper = window_->stepper();
     stepper->setRegistry(registry_.get());
     stepper->setLevel("custom");
-    stepper->setPassList(kTrainingPipeline);
+    if (recompute) autodiff::registerRecomputePass(*registry_);
+    stepper->setPassList(recompute ? QString(kTrainingPipeline) + ",recompute" : QString(kTrainingPipeline));
     stepper->run();
 }
 
@@ -105,8 +110,25 @@ void TrainingController::showDialog() {
     auto* form = new QFormLayout(&dialog);
     auto* loss = new QComboBox(&dialog);
     loss->addItems({"mse", "cross-entropy", "none"});
+    // What the dialog does, from which snapshot, and that it replaces the stepper's run.
+    auto* intro = new QLabel(tr("Adds a loss on the chosen output and the backward graph (one <i>&lt;name&gt;_grad</i> output per "
+                                "parameter) to <b>the input model as opened</b>, then runs %1 in the Pass Stepper.<br>"
+                                "<b>This replaces the stepper's current run</b>%2.")
+                                 .arg(QString(kTrainingPipeline).replace(",", ", "),
+                                      window_->stepper()->lastRun() ? tr(" (%1 passes)").arg(window_->stepper()->lastRun()->rowCount() - 1)
+                                                                    : QString()),
+                             &dialog);
+    intro->setObjectName("trainingIntro");
+    intro->setWordWrap(true);
+    intro->setTextFormat(Qt::RichText);
+    form->addRow(intro);
     auto* output = new QComboBox(&dialog);
-    for (ir::ValueId v : model->graph.outputs()) output->addItem(QString::fromStdString(model->graph.value(v).name));
+    output->setObjectName("trainingOutput");
+    // The output's name and shape (an export's outputs are often bare numbers like "191").
+    for (ir::ValueId v : model->graph.outputs()) {
+        const auto& value = model->graph.value(v);
+        output->addItem(QString::fromStdString(value.name + "  " + value.type.toString()), QString::fromStdString(value.name));
+    }
     // A single one-element output is most likely a loss already (the lecture's f).
     if (model->graph.outputs().size() == 1) {
         const auto& t = model->graph.value(model->graph.outputs()[0]).type;
@@ -123,6 +145,11 @@ void TrainingController::showDialog() {
     form->addRow(tr("Loss"), loss);
     form->addRow(tr("Output"), output);
     form->addRow(tr("Parameters"), wrt);
+    auto* recompute = new QCheckBox(tr("Recompute activations (sqrt strategy) to lower peak memory"), &dialog);
+    recompute->setObjectName("trainingRecompute");
+    recompute->setToolTip(tr("Adds the recompute pass: some forward results are computed again in the backward pass "
+                             "instead of being kept"));
+    form->addRow(QString(), recompute);
     auto* buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel, &dialog);
     buttons->button(QDialogButtonBox::Ok)->setText(tr("Build"));
     form->addRow(buttons);
@@ -131,13 +158,13 @@ void TrainingController::showDialog() {
     if (dialog.exec() != QDialog::Accepted) return;
     autodiff::AutodiffOptions o;
     o.loss = loss->currentText().toStdString();
-    o.output = output->currentText().toStdString();
+    o.output = output->currentData().toString().toStdString();
     try {
         o.wrt = autodiff::parseWrtList(wrt->text().toStdString());
     } catch (const std::exception&) {
         o.wrt = {"all"};
     }
-    buildTrainingGraph(o);
+    buildTrainingGraph(o, recompute->isChecked());
 }
 
 namespace {

@@ -26,7 +26,7 @@ public:
     explicit TrainingController(MainWindow* window);
 
     /// Runs autodiff + the basic passes on the loaded model in the stepper.
-    void buildTrainingGraph(const autodiff::AutodiffOptions& options);
+    void buildTrainingGraph(const autodiff::AutodiffOptions& options, bool recompute = false);
     /// The dialog (loss, output, parameters); runs on Build.
     void showDialog();
     /// Backward/loss nodes drawn with their role style in the main view.
