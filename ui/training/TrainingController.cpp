@@ -89,7 +89,7 @@ NodeStyle TrainingController::gradientOfSelectionStyle() {
 void TrainingController::buildTrainingGraph(const autodiff::AutodiffOptions& options, bool recompute) {
     // The training pipeline's passes, with autodiff made for the options chosen in the dialog.
     registry_ = std::make_unique<passes::PassRegistry>();
-    for (const char* name : {"constant-folding", "algebraic", "cse", "dce"})
+    for (const char* name : {"constant-folding", "algebraic", "cse", "dce", "recompute"})
         registry_->add(*passes::PassRegistry::global().find(name));
     const auto autodiffPass = autodiff::makeAutodiffPass(options);
     registry_->add(autodiffPass->name(), autodiffPass->description(), passes::Level::None, passes::PassRole::Training,
@@ -97,7 +97,6 @@ void TrainingController::buildTrainingGraph(const autodiff::AutodiffOptions& opt
     StepperPanel* stepper = window_->stepper();
     stepper->setRegistry(registry_.get());
     stepper->setLevel("custom");
-    if (recompute) autodiff::registerRecomputePass(*registry_);
     stepper->setPassList(recompute ? QString(kTrainingPipeline) + ",recompute" : QString(kTrainingPipeline));
     stepper->run();
 }
