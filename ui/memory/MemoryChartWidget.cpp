@@ -12,14 +12,13 @@
 #include <cmath>
 #include <map>
 
+#include "memory/BytesText.h"
 #include "plot/Scale.h"
 
 namespace passlens::ui {
 
 namespace {
 constexpr double kLeft = 78, kRight = 16, kTop = 50, kBottom = 44;
-
-QString bytesText(double b) { return QString::fromStdString(plot::formatBytes(b)); }
 
 QRectF toQ(const plot::Rect& r) { return {r.x, r.y, r.width, r.height}; }
 }  // namespace

@@ -17,18 +17,14 @@
 #include "autodiff/TrainingMemory.h"
 #include "ir/Error.h"
 #include "memory/BufferTableModel.h"
+#include "memory/BytesText.h"
 #include "memory/MemoryChartWidget.h"
 #include "memory/SchedulesPanel.h"
 #include "memory/TrainingMemoryPanel.h"
-#include "plot/Scale.h"
 #include "schedule/GraphSchedule.h"
 #include "schedule/Schedulers.h"
 
 namespace passlens::ui {
-
-namespace {
-QString bytesText(int64_t b) { return QString::fromStdString(plot::formatBytes(static_cast<double>(b))); }
-}  // namespace
 
 PlanSnapshot planSnapshot(const ir::Model& model, const ir::Graph& graph, const QString& primary, const QString& compare,
                           memory::ScheduleKind schedule) {

@@ -12,15 +12,11 @@
 #include <algorithm>
 #include <set>
 
-#include "plot/Scale.h"
+#include "memory/BytesText.h"
 #include "report/Charts.h"
 #include "report/Memplan.h"
 
 namespace passlens::ui {
-
-namespace {
-QString bytesText(int64_t b) { return QString::fromStdString(plot::formatBytes(static_cast<double>(b))); }
-}  // namespace
 
 ScheduleComparison compareSchedules(const ir::Model& model) {
     ScheduleComparison out;

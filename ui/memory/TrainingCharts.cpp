@@ -6,13 +6,13 @@
 #include <algorithm>
 #include <cmath>
 
+#include "memory/BytesText.h"
 #include "plot/Scale.h"
 
 namespace passlens::ui {
 
 namespace {
 constexpr double kLeft = 8, kRight = 8, kTop = 26, kBottom = 22;
-QString bytesText(double b) { return QString::fromStdString(plot::formatBytes(b)); }
 }  // namespace
 
 QColor phaseColor(const std::string& phase) {

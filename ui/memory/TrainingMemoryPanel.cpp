@@ -11,12 +11,11 @@
 #include <algorithm>
 #include <exception>
 
-#include "plot/Scale.h"
+#include "memory/BytesText.h"
 
 namespace passlens::ui {
 
 namespace {
-QString bytesText(int64_t b) { return QString::fromStdString(plot::formatBytes(static_cast<double>(b))); }
 double passesOf(const autodiff::RecomputeResult& r) { return r.forwardFlops > 0 ? r.extraFlops / r.forwardFlops : 0.0; }
 constexpr int kSliderSteps = 1000;
 }  // namespace
