@@ -1,11 +1,14 @@
 #pragma once
-// Gradient comparison shared by the recomputation tests: every `_grad` output of two training
-// graphs, run by the interpreter on the same seeded inputs.
+// Shared by the recomputation tests: gradient comparison (every `_grad` output of two training
+// graphs, run by the interpreter on the same seeded inputs), a budget at a reference strategy's
+// arena, and the Pareto curve against √n and all.
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cmath>
 
+#include "autodiff/Recompute.h"
+#include "autodiff/RecomputeFacts.h"
 #include "eval/Interpreter.h"
 #include "ir/Model.h"
 
@@ -42,6 +45,38 @@ inline void expectSameGradients(const ir::Model& before, const ir::Model& after)
         }
     }
     EXPECT_GT(grads, 0u);
+}
+
+/// Applies a `--recompute` strategy to `m` (an infeasible budget leaves it unchanged).
+inline autodiff::RecomputeResult recomputeWith(ir::Model& m, const std::string& strategy) {
+    return autodiff::recomputeModel(m, autodiff::parseRecomputeOptions(strategy), false);
+}
+
+/// A budget at the arena `reference` (sqrt, all) reaches on `train`: feasible, planned within it, for
+/// no more extra FLOPs. `budgeted` gets the rewritten model; `ref`/`budget` the two results.
+inline void expectBudgetAtArenaOf(const ir::Model& train, const std::string& reference, ir::Model& budgeted,
+                                  autodiff::RecomputeResult& ref, autodiff::RecomputeResult& budget) {
+    ir::Model m = train;
+    ref = recomputeWith(m, reference);
+    budgeted = train;
+    budget = recomputeWith(budgeted, "budget=" + std::to_string(ref.peakAfter));
+    ASSERT_TRUE(budget.feasible) << budget.message;
+    EXPECT_LE(autodiff::plannedPeak(budgeted), ref.peakAfter) << budget.message;
+    EXPECT_LE(budget.extraFlops, ref.extraFlops) << budget.message << " | " << ref.message;
+}
+
+/// No point of the Pareto curve is dominated by √n or all, and the curve reaches their arenas.
+inline void expectCurveNotDominatedBySqrtOrAll(const autodiff::RecomputeCurve& c) {
+    ASSERT_FALSE(c.curve.empty());
+    for (const autodiff::RecomputePoint* ref : {&c.sqrt, &c.all}) {
+        EXPECT_LE(c.curve.front().arenaBytes, ref->arenaBytes) << ref->label;
+        for (const auto& p : c.curve) {
+            const bool dominated = ref->arenaBytes <= p.arenaBytes && ref->extraFlops <= p.extraFlops &&
+                                   (ref->arenaBytes < p.arenaBytes || ref->extraFlops < p.extraFlops);
+            EXPECT_FALSE(dominated) << ref->label << " (" << ref->arenaBytes << " B, " << ref->extraFlops << ") dominates " << p.label
+                                    << " (" << p.arenaBytes << " B, " << p.extraFlops << ")";
+        }
+    }
 }
 
 }  // namespace passlens::test

@@ -18,10 +18,6 @@ namespace {
 
 Model training(const std::string& file) { return autodiff::makeTrainingModel(test::loadWeightless(file), {"mse", "", {"all"}}); }
 
-autodiff::RecomputeResult recompute(Model& m, const std::string& strategy) {
-    return autodiff::recomputeModel(m, autodiff::parseRecomputeOptions(strategy), false);
-}
-
 class RecomputeFullSize : public ::testing::TestWithParam<const char*> {};
 
 }  // namespace
@@ -30,13 +26,9 @@ TEST_P(RecomputeFullSize, BudgetAtTheArenaOfSqrtOrAllCostsNoMoreAndKeepsGradient
     const Model train = training(GetParam());
     for (const char* reference : {"sqrt", "all"}) {
         SCOPED_TRACE(reference);
-        Model ref = train;
-        const auto r = recompute(ref, reference);
-        Model m = train;
-        const auto b = recompute(m, "budget=" + std::to_string(r.peakAfter));
-        ASSERT_TRUE(b.feasible) << b.message;
-        EXPECT_LE(autodiff::plannedPeak(m), r.peakAfter) << b.message;
-        EXPECT_LE(b.extraFlops, r.extraFlops) << b.message << " | " << r.message;
+        Model m;
+        autodiff::RecomputeResult r, b;
+        ASSERT_NO_FATAL_FAILURE(test::expectBudgetAtArenaOf(train, reference, m, r, b));
         std::cout << GetParam() << ": " << r.message << "\n  budget: " << b.message << std::endl;
         if (std::string(reference) == "sqrt") test::expectSameGradients(train, m);
     }
@@ -44,16 +36,7 @@ TEST_P(RecomputeFullSize, BudgetAtTheArenaOfSqrtOrAllCostsNoMoreAndKeepsGradient
 
 TEST_P(RecomputeFullSize, ParetoCurveIsNeverDominatedBySqrtOrAll) {
     const auto c = autodiff::recomputeCurve(training(GetParam()));
-    ASSERT_FALSE(c.curve.empty());
-    for (const autodiff::RecomputePoint* ref : {&c.sqrt, &c.all}) {
-        EXPECT_LE(c.curve.front().arenaBytes, ref->arenaBytes) << ref->label;
-        for (const auto& p : c.curve) {
-            const bool dominated = ref->arenaBytes <= p.arenaBytes && ref->extraFlops <= p.extraFlops &&
-                                   (ref->arenaBytes < p.arenaBytes || ref->extraFlops < p.extraFlops);
-            EXPECT_FALSE(dominated) << ref->label << " (" << ref->arenaBytes << " B, " << ref->extraFlops << ") dominates " << p.label
-                                    << " (" << p.arenaBytes << " B, " << p.extraFlops << ")";
-        }
-    }
+    ASSERT_NO_FATAL_FAILURE(test::expectCurveNotDominatedBySqrtOrAll(c));
     std::cout << GetParam() << ": store-all " << c.storeAll.arenaBytes << " B; sqrt " << c.sqrt.arenaBytes << " B for "
               << c.sqrt.extraFlops / c.forwardFlops << " passes; lowest on the curve " << c.curve.front().arenaBytes << " B for "
               << c.curve.front().extraFlops / c.forwardFlops << " passes (" << c.curve.size() << " points)" << std::endl;
@@ -74,10 +57,10 @@ INSTANTIATE_TEST_SUITE_P(Exports, RecomputeFullSize,
 TEST(RecomputeFullSizeFacts, OnEfficientNetB0TheBudgetBeatsSqrtForFewerFlops) {
     const Model train = training("efficientnet_b0.onnx");
     Model ref = train;
-    const auto sqrt = recompute(ref, "sqrt");
+    const auto sqrt = test::recomputeWith(ref, "sqrt");
     ASSERT_LT(sqrt.peakAfter, sqrt.peakBefore) << sqrt.message;
     Model m = train;
-    const auto b = recompute(m, "budget=" + std::to_string(sqrt.peakAfter));
+    const auto b = test::recomputeWith(m, "budget=" + std::to_string(sqrt.peakAfter));
     ASSERT_TRUE(b.feasible) << b.message;
     EXPECT_LT(b.extraFlops, 0.1 * sqrt.extraFlops) << b.message << " | " << sqrt.message;
 }

@@ -27,10 +27,6 @@ Model fixtureTraining(const std::string& fixture) {
     return autodiff::makeTrainingModel(forward, {"mse", "", {"all"}});
 }
 
-autodiff::RecomputeResult recompute(Model& m, const std::string& strategy) {
-    return autodiff::recomputeModel(m, autodiff::parseRecomputeOptions(strategy), false);
-}
-
 /// The models of the acceptance lines, at test size: the committed ResNet, EfficientNet-B0, ViT and
 /// GPT exports, and two MLPs where √n does recompute.
 std::vector<std::pair<std::string, Model>> models() {
@@ -48,13 +44,9 @@ TEST(RecomputeSearch, BudgetAtTheArenaOfSqrtOrAllIsMetWithNoMoreFlops) {
     for (const auto& [id, train] : models()) {
         for (const char* reference : {"sqrt", "all"}) {
             SCOPED_TRACE(id + " vs " + reference);
-            Model ref = train;
-            const auto r = recompute(ref, reference);
-            Model m = train;
-            const auto b = recompute(m, "budget=" + std::to_string(r.peakAfter));
-            ASSERT_TRUE(b.feasible) << b.message;
-            EXPECT_LE(autodiff::plannedPeak(m), r.peakAfter) << b.message;
-            EXPECT_LE(b.extraFlops, r.extraFlops) << b.message << " | " << r.message;
+            Model m;
+            autodiff::RecomputeResult r, b;
+            ASSERT_NO_FATAL_FAILURE(test::expectBudgetAtArenaOf(train, reference, m, r, b));
             strictlyCheaper += b.extraFlops < r.extraFlops;
         }
     }
@@ -74,15 +66,7 @@ TEST(RecomputeSearch, ParetoCurveIsNeverDominatedBySqrtOrAll) {
             EXPECT_GT(c.curve[i].arenaBytes, c.curve[i - 1].arenaBytes);
             EXPECT_LT(c.curve[i].extraFlops, c.curve[i - 1].extraFlops);
         }
-        for (const autodiff::RecomputePoint* ref : {&c.sqrt, &c.all}) {
-            EXPECT_LE(c.curve.front().arenaBytes, ref->arenaBytes) << ref->label;
-            for (const auto& p : c.curve) {
-                const bool dominated = ref->arenaBytes <= p.arenaBytes && ref->extraFlops <= p.extraFlops &&
-                                       (ref->arenaBytes < p.arenaBytes || ref->extraFlops < p.extraFlops);
-                EXPECT_FALSE(dominated) << ref->label << " (" << ref->arenaBytes << " B, " << ref->extraFlops << ") dominates "
-                                        << p.label << " (" << p.arenaBytes << " B, " << p.extraFlops << ")";
-            }
-        }
+        test::expectCurveNotDominatedBySqrtOrAll(c);
     }
 }
 
@@ -102,14 +86,16 @@ TEST(RecomputeSearch, MinCutAndBudgetKeepEveryGradient) {
         for (const std::string& strategy : {std::string("mincut"), std::string("mincut:heavy"), "budget=" + std::to_string(none * 85 / 100)}) {
             SCOPED_TRACE(std::string(f) + " " + strategy);
             Model m = train;
-            const auto r = recompute(m, strategy);
-            if (r.feasible && !r.addedNodes.empty()) EXPECT_EQ(autodiff::plannedPeak(m), r.peakAfter) << r.message;
+            const auto r = test::recomputeWith(m, strategy);
+            if (r.feasible && !r.addedNodes.empty()) {
+                EXPECT_EQ(autodiff::plannedPeak(m), r.peakAfter) << r.message;
+            }
             test::expectSameGradients(train, m);
         }
     }
     // The min cut keeps forward values the backward pass never read (the smaller side of a cut).
     Model gpt = fixtureTraining("gpt_tiny");
-    const auto r = recompute(gpt, "mincut");
+    const auto r = test::recomputeWith(gpt, "mincut");
     EXPECT_FALSE(r.dropped.empty()) << r.message;
     EXPECT_LT(r.peakAfter, r.peakBefore) << r.message;
 }
@@ -168,7 +154,7 @@ TEST(RecomputeSearch, BudgetSolverAgainstEverySubsetOnTinyGraphs) {
         for (const auto& [arena, flops] : fewestFlopsAt) {  // ascending arena: best = fewest FLOPs fitting it
             best = std::min(best, flops);
             Model m = train;
-            const auto r = recompute(m, "budget=" + std::to_string(arena));
+            const auto r = test::recomputeWith(m, "budget=" + std::to_string(arena));
             ++budgets;
             ASSERT_TRUE(r.feasible) << "budget " << arena << ": " << r.message;
             EXPECT_LE(autodiff::plannedPeak(m), arena);
