@@ -7,6 +7,7 @@
 
 #include "ir/IntsText.h"
 #include "passes/algebraic/Rules.h"
+#include "passes/ShapeChain.h"
 #include "passes/fusion/PatternUtil.h"
 #include "passes/match/Match.h"
 
@@ -174,17 +175,12 @@ bool expandIsNoOp(const Graph& g, const Node& n) {
     return b && *b == *dims;
 }
 
-/// A scalar that is one dim of a tensor: Gather(Shape(x), scalar index), maybe through Cast. A
-/// size is never negative, which the Gather(Range) rule below needs.
+/// A scalar that is one dim of a tensor (a shape chain's single entry, or a non-negative
+/// literal): never negative, which the Gather(Range) rule below needs.
 bool isDimSize(const Graph& g, ValueId v) {
-    NodeId p = g.value(v).producer;
-    if (p != kNone && g.node(p).opType == "Cast" && g.node(p).domain.empty()) p = g.value(g.node(p).inputs[0]).producer;
-    if (p == kNone || g.node(p).opType != "Gather" || !g.node(p).domain.empty()) return false;
-    const Node& gather = g.node(p);
-    const NodeId shape = g.value(gather.inputs[0]).producer;
-    if (shape == kNone || g.node(shape).opType != "Shape" || !g.node(shape).domain.empty()) return false;
-    auto index = constantInts(g, gather.inputs[1]);
-    return index && index->size() == 1 && g.value(gather.inputs[1]).staticDims() == std::vector<int64_t>{};
+    const ShapeTrace t = traceShapeVector(g, v);
+    if (!t.ok() || !t.scalar || t.entries.size() != 1) return false;
+    return t.entries[0].source != kNone || t.entries[0].literal.value_or(-1) >= 0;
 }
 
 /// Gather(data, Range(start, n, step), axis) = Slice(data, [start], [n], [axis], [step]) when start
@@ -206,7 +202,7 @@ bool gatherOfRangeToSlice(Rewriter& rw, NodeId id, Revisit& revisit) {
         return true;
     }
     if (!isDimSize(g, range.inputs[1])) {
-        rw.missed({id, rangeId}, "not a Slice: the Range's limit is not a dim size (Gather of a Shape), so it may be negative",
+        rw.missed({id, rangeId}, "not a Slice: the Range's limit is not a dim size read from a Shape, so it may be negative",
                   {range.inputs[1]});
         return true;
     }
