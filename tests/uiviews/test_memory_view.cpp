@@ -274,7 +274,7 @@ private slots:
 
     void unknownPlannerIsAnErrorNotACrash() {
         auto m = example("conv_bn_relu");
-        auto s = ui::planSnapshot(*m, m->graph, "bogus", "", memory::ScheduleKind::Model);
+        auto s = ui::planSnapshot(*m, m->graph, "bogus", "", "model");
         QVERIFY(!s.primary);
         QVERIFY(s.error.contains("unknown planner"));
     }

@@ -27,11 +27,6 @@
 namespace passlens::ui {
 
 PlanSnapshot planSnapshot(const ir::Model& model, const ir::Graph& graph, const QString& primary, const QString& compare,
-                          memory::ScheduleKind schedule) {
-    return planSnapshot(model, graph, primary, compare, schedule == memory::ScheduleKind::Model ? QString("model") : QString("memory"));
-}
-
-PlanSnapshot planSnapshot(const ir::Model& model, const ir::Graph& graph, const QString& primary, const QString& compare,
                           const QString& schedule) {
     PlanSnapshot s;
     try {

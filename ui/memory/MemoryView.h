@@ -37,9 +37,7 @@ struct PlanSnapshot {
 };
 
 /// Runs the planners for a graph (any thread). Never throws: errors land in PlanSnapshot::error.
-PlanSnapshot planSnapshot(const ir::Model& model, const ir::Graph& graph, const QString& primary,
-                          const QString& compare, memory::ScheduleKind schedule);
-/// The same with a schedule by name: "model", "memory" or a core/schedule scheduler ("best", "search", ...).
+/// `schedule` by name: "model", "memory" (the memory-aware order) or a core/schedule scheduler ("best", "search", ...).
 PlanSnapshot planSnapshot(const ir::Model& model, const ir::Graph& graph, const QString& primary,
                           const QString& compare, const QString& schedule);
 
