@@ -152,16 +152,37 @@ std::string inputSlotName(const Node& n, size_t slot, int64_t opset) {
     return onnxio::schemaInputName(n.opType, opset, slot);
 }
 
-/// A Constant node that can be drawn inside its consumers: no inputs, no subgraph, read by someone,
-/// not a graph output.
+/// An Identity that only renames a weight (torch.onnx writes one per shared parameter): drawn as
+/// what it is, a constant, rather than a row of boxes with long edges into the model.
+bool weightAlias(const Graph& g, const Node& n) {
+    if (n.opType != "Identity" || !n.domain.empty() || n.inputs.size() != 1 || n.inputs[0] == kNone) return false;
+    const Value& in = g.value(n.inputs[0]);
+    return in.initializer && !in.isGraphOutput;
+}
+
+/// A Constant node (or a weight alias) that can be drawn inside its consumers: no subgraph, read
+/// by someone, not a graph output.
 bool foldableConstantNode(const Graph& g, const Node& n) {
-    if (n.opType != "Constant" || !n.domain.empty() || !n.inputs.empty() || n.outputs.size() != 1) return false;
+    const bool constant = n.opType == "Constant" && n.domain.empty() && n.inputs.empty();
+    if (!(constant || weightAlias(g, n)) || n.outputs.size() != 1) return false;
     if (n.outputs[0] == kNone) return false;
     const Value& v = g.value(n.outputs[0]);
     return !v.isGraphOutput && !v.consumers.empty();
 }
 
-std::string constantNodeDims(const Node& n) {
+/// A Constant (or weight alias) nobody reads: a pass that removed its readers leaves it for DCE.
+/// Drawn, a step would show dozens of them popping up in a row (Swin's shape-chain folding
+/// frees ~100), so it is not drawn at all.
+bool unreadConstantNode(const Graph& g, const Node& n) {
+    const bool constant = n.opType == "Constant" && n.domain.empty() && n.inputs.empty();
+    if (!(constant || weightAlias(g, n)) || n.outputs.empty()) return false;
+    for (ValueId v : n.outputs)
+        if (v != kNone && (g.value(v).isGraphOutput || !g.value(v).consumers.empty())) return false;
+    return true;
+}
+
+std::string constantNodeDims(const Graph& g, const Node& n) {
+    if (n.opType == "Identity") return tensorDims(*g.value(n.inputs[0]).initializer);
     if (const Attribute* a = n.attr("value"); a && a->t) return tensorDims(*a->t);
     return {};
 }
@@ -172,7 +193,7 @@ DisplayNode constantValueBox(const Graph& g, ValueId v) {
     const Value& val = g.value(v);
     std::string dims;
     if (val.initializer) dims = tensorDims(*val.initializer);
-    else if (val.producer != kNone) dims = constantNodeDims(g.node(val.producer));
+    else if (val.producer != kNone) dims = constantNodeDims(g, g.node(val.producer));
     DisplayNode dn;
     dn.kind = DisplayNode::Kind::Constant;
     dn.value = v;
@@ -194,7 +215,7 @@ void copySharedConstants(const Graph& g, DisplayGraph& dg) {
         if (outDegree[key] < 2) return false;
         const DisplayNode& n = *byKey.at(key);
         if (n.kind == DisplayNode::Kind::Constant) return !g.value(n.value).isGraphOutput;
-        return n.kind == DisplayNode::Kind::Op && foldableConstantNode(g, g.node(n.node));
+        return n.kind == DisplayNode::Kind::Op && g.node(n.node).inputs.empty() && foldableConstantNode(g, g.node(n.node));
     };
     ValueId maxValue = 0;
     for (ValueId v : g.valueIds()) maxValue = std::max(maxValue, v);
@@ -273,7 +294,7 @@ DisplayGraph buildDisplayGraph(const Graph& g, const DisplayOptions& opt) {
     }
     for (NodeId id : g.nodeOrder()) {
         const Node& n = g.node(id);
-        if (opt.foldConstants && foldableConstantNode(g, n)) {
+        if (opt.foldConstants && (foldableConstantNode(g, n) || unreadConstantNode(g, n))) {
             folded.insert(id);
             ++dg.foldedConstantNodes;
             continue;
@@ -293,7 +314,7 @@ DisplayGraph buildDisplayGraph(const Graph& g, const DisplayOptions& opt) {
             std::string dims;
             if (isFoldableInit(val)) dims = tensorDims(*val.initializer);
             else if (val.producer != kNone && opt.foldConstants && foldableConstantNode(g, g.node(val.producer)))
-                dims = constantNodeDims(g.node(val.producer));
+                dims = constantNodeDims(g, g.node(val.producer));
             else continue;
             std::string slotName = inputSlotName(n, slot, opt.opset);
             dn.foldedLines.push_back((slotName.empty() ? val.name : slotName) + " ⟨" + dims + "⟩");

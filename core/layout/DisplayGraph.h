@@ -31,7 +31,7 @@ const CategoryStyle& styleOf(OpCategory c);
 std::span<const OpCategory> allCategories();
 
 struct DisplayOptions {
-    bool foldConstants = true;  ///< initializers and Constant nodes become lines in their consumers
+    bool foldConstants = true;  ///< initializers, Constant nodes and Identities of a weight become lines in their consumers
     int64_t opset = 17;         ///< ai.onnx opset, to name folded inputs after the schema ("W", "B")
     /// Unfolded only: a constant with several readers is drawn once per reader (a long edge from
     /// one shared box across the graph reads badly and makes `dot` slow).
@@ -84,7 +84,7 @@ struct DisplayGraph {
     std::vector<DisplayNode> nodes;
     std::vector<DisplayEdge> edges;
     size_t opBoxCount = 0;          ///< boxes that are operator nodes
-    size_t foldedConstantNodes = 0; ///< Constant operator nodes drawn inside their consumers
+    size_t foldedConstantNodes = 0; ///< Constant nodes and Identities of a weight drawn inside their consumers, or not at all when unread
     size_t constantCopies = 0;      ///< extra boxes drawn for shared constants (unfolded mode)
 
     /// The value a non-operator box shows (input, output, constant or a constant's copy);

@@ -13,6 +13,7 @@
 #include <unordered_map>
 
 #include "ir/Error.h"
+#include "layout/EdgeLabels.h"
 #include "layout/LargeStack.h"
 #include "layout/LayeredLayout.h"
 
@@ -104,24 +105,7 @@ std::optional<Rect> parseBoundingBox(std::string_view bb) {
     return Rect{v[0], 0, v[2] - v[0], v[3] - v[1]};
 }
 
-Point pathMidpoint(const std::vector<Point>& points) {
-    if (points.empty()) return {};
-    if (points.size() == 1) return points.front();
-    double total = 0;
-    for (size_t i = 1; i < points.size(); ++i)
-        total += std::hypot(points[i].x - points[i - 1].x, points[i].y - points[i - 1].y);
-    double half = total / 2, walked = 0;
-    for (size_t i = 1; i < points.size(); ++i) {
-        double seg = std::hypot(points[i].x - points[i - 1].x, points[i].y - points[i - 1].y);
-        if (walked + seg >= half && seg > 0) {
-            double t = (half - walked) / seg;
-            return {points[i - 1].x + t * (points[i].x - points[i - 1].x),
-                    points[i - 1].y + t * (points[i].y - points[i - 1].y)};
-        }
-        walked += seg;
-    }
-    return points.back();
-}
+Point pathMidpoint(const std::vector<Point>& points) { return pointAlongPath(points, 0.5); }
 
 Rect unionBounds(const std::vector<BoxPlacement>& boxes, const std::vector<EdgePath>& edges) {
     double x0 = std::numeric_limits<double>::infinity(), y0 = x0, x1 = -x0, y1 = -x0;

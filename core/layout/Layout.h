@@ -132,7 +132,7 @@ std::optional<EdgePath> parseEdgePos(std::string_view pos, double top);
 /// Parses a `bb` attribute "llx,lly,urx,ury" into a y-down rectangle.
 std::optional<Rect> parseBoundingBox(std::string_view bb);
 
-/// Point halfway along the path's control polygon (cheap, good enough for a label).
+/// Point halfway along the drawn path (pointAlongPath at 0.5).
 Point pathMidpoint(const std::vector<Point>& points);
 
 /// Smallest rectangle around every box and every path point.

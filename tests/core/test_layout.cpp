@@ -147,7 +147,7 @@ TEST(DisplayGraph, FoldsInitializersIntoConsumerLines) {
     EXPECT_EQ(open.edges.size(), 4u + 6u);
 }
 
-TEST(DisplayGraph, FoldsConstantNodesButKeepsDeadOnes) {
+TEST(DisplayGraph, FoldsConstantNodesAndHidesUnreadOnes) {
     ir::GraphBuilder b("constants");
     auto x = b.input("x", ir::DataType::Float, {2});
     auto c = b.op("Constant", {}, {ir::Attribute::makeTensor("value", ir::floatTensor({2}, {1, 2}))}, "c");
@@ -156,10 +156,35 @@ TEST(DisplayGraph, FoldsConstantNodesButKeepsDeadOnes) {
     b.output(y);
     ir::Model m = b.finish();
     DisplayGraph dg = buildDisplayGraph(m.graph, {true, 17});
-    EXPECT_EQ(dg.foldedConstantNodes, 1u);
-    EXPECT_EQ(dg.opBoxCount, 2u);  // add and the unread constant
+    EXPECT_EQ(dg.foldedConstantNodes, 2u);
+    EXPECT_EQ(dg.opBoxCount, 1u);  // add; the unread constant waits for DCE undrawn
     DisplayGraph open = buildDisplayGraph(m.graph, {false, 17});
     EXPECT_EQ(open.opBoxCount, 3u);
+}
+
+TEST(DisplayGraph, FoldsIdentitiesOfWeightsLikeConstants) {
+    // torch.onnx writes an Identity per shared parameter; drawn as boxes they make a row of
+    // weight copies with long edges into the model (Swin: 24 of them above the first stage).
+    ir::GraphBuilder b("aliases");
+    auto x = b.input("x", ir::DataType::Float, {2});
+    auto w = b.constant("w", ir::floatTensor({2}, {1, 2}));
+    auto alias = b.op("Identity", {w}, {}, "Identity_3");
+    auto copy = b.op("Identity", {x}, {}, "copy_of_input");
+    auto y = b.op("Add", {copy, alias}, {}, "add");
+    b.output(y);
+    ir::Model m = b.finish();
+    DisplayGraph dg = buildDisplayGraph(m.graph, {true, 17});
+    EXPECT_EQ(dg.foldedConstantNodes, 1u);
+    EXPECT_EQ(dg.opBoxCount, 2u);  // the Identity of the input and the Add
+    const DisplayNode* add = nullptr;
+    for (const auto& n : dg.nodes)
+        if (n.title == "Add") add = &n;
+    ASSERT_NE(add, nullptr);
+    ASSERT_EQ(add->foldedLines.size(), 1u);
+    EXPECT_EQ(add->foldedLines[0], "B ⟨2⟩");
+    DisplayGraph open = buildDisplayGraph(m.graph, {false, 17});
+    EXPECT_EQ(open.opBoxCount, 3u);
+    EXPECT_EQ(open.foldedConstantNodes, 0u);
 }
 
 TEST(DisplayGraph, CategoriesAndLabels) {

@@ -83,13 +83,18 @@ bool showRow(MainWindow& w, int row) {
     return false;
 }
 
-/// Constant nodes the view folds into their readers (as lines of the reader's box).
+/// Constant nodes and Identities of a weight, which the view folds into their readers (as lines
+/// of the reader's box) or, unread, does not draw.
 int foldedConstantNodes(const ir::Graph& g) {
     int n = 0;
     for (ir::NodeId id : g.nodeOrder()) {
         const auto& node = g.node(id);
-        n += node.opType == "Constant" && node.inputs.empty() && node.outputs.size() == 1 &&
-             !g.value(node.outputs[0]).isGraphOutput && !g.value(node.outputs[0]).consumers.empty();
+        const bool constant = node.opType == "Constant" && node.inputs.empty();
+        const bool weightAlias = node.opType == "Identity" && node.inputs.size() == 1 && node.inputs[0] != ir::kNone &&
+                                 g.value(node.inputs[0]).initializer && !g.value(node.inputs[0]).isGraphOutput;
+        // Read ones are drawn inside their readers, unread ones not at all.
+        n += (constant || weightAlias) && node.domain.empty() && node.outputs.size() == 1 &&
+             !g.value(node.outputs[0]).isGraphOutput;
     }
     return n;
 }

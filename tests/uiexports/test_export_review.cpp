@@ -21,6 +21,8 @@
 #include "ExportWindow.h"
 #include "ScreenshotContent.h"
 #include "analysis/DominatorTreeView.h"
+#include "graph/GraphItems.h"
+#include "graph/GraphView.h"
 #include "analysis/FusionReasons.h"
 #include "analysis/WhyNotFusedPanel.h"
 #include "hierarchy/Hierarchy.h"
@@ -430,6 +432,32 @@ private slots:
             d->reject();
         });
         build->trigger();
+    }
+
+    /// 7. Edge labels never print over each other or over a box: on Faster R-CNN, where many
+    /// edges converge on Split/Concat, each label takes a free place beside its own edge; the
+    /// few with none show while their edge is highlighted.
+    void edgeLabelsDoNotCollide() {
+        auto w = newWindow();
+        QVERIFY(QTest::qWaitForWindowExposed(w.get()));
+        QVERIFY(openAndWait(*w, fixture("fasterrcnn_tiny_static")));
+        ui::GraphView& v = *w->graphView();
+        std::vector<QRectF> labels, boxes;
+        int labelled = 0;
+        for (QGraphicsItem* item : v.scene()->items())
+            if (auto* e = dynamic_cast<ui::EdgeItem*>(item))
+                if (auto r = e->shownLabelRect()) labels.push_back(*r);
+        for (const auto& b : v.snapshot()->layout.boxes) boxes.emplace_back(b.rect.x, b.rect.y, b.rect.width, b.rect.height);
+        for (const auto& e : v.snapshot()->display.edges) labelled += e.label.empty() ? 0 : 1;
+        QVERIFY2(labelled > 40, qPrintable(QString::number(labelled)));
+        QVERIFY2(labels.size() * 10 >= static_cast<size_t>(labelled) * 8,
+                 qPrintable(QString("%1 of %2 labels shown").arg(labels.size()).arg(labelled)));
+        for (size_t i = 0; i < labels.size(); ++i) {
+            for (size_t j = i + 1; j < labels.size(); ++j)
+                QVERIFY2(!labels[i].intersects(labels[j]), qPrintable(QString("labels %1 and %2 overlap").arg(i).arg(j)));
+            for (const QRectF& b : boxes) QVERIFY(!labels[i].intersects(b));
+        }
+        saveShot(*w, "edge_labels_fasterrcnn");
     }
 };
 

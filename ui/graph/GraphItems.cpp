@@ -208,7 +208,8 @@ void GhostItem::paint(QPainter* p, const QStyleOptionGraphicsItem* opt, QWidget*
     paintBadge(p, rect_, style_.badge, ring);
 }
 
-EdgeItem::EdgeItem(const layout::EdgePath& e, const QString& label) : from_(e.from), to_(e.to), label_(label) {
+EdgeItem::EdgeItem(const layout::EdgePath& e, const QString& label, std::optional<QRectF> labelRect)
+    : from_(e.from), to_(e.to), label_(label), labelRect_(labelRect) {
     if (!e.points.empty()) {
         path_.moveTo(e.points[0].x, e.points[0].y);
         for (size_t i = 1; i + 2 < e.points.size(); i += 3)
@@ -224,11 +225,13 @@ EdgeItem::EdgeItem(const layout::EdgePath& e, const QString& label) : from_(e.fr
         QPointF base = tip - d * len;
         arrow_ << tip << base + nrm * half << base - nrm * half;
     }
-    labelPos_ = QPointF(e.labelAnchor.x + 4, e.labelAnchor.y);
     bounds_ = path_.boundingRect().united(arrow_.boundingRect()).adjusted(-3, -3, 3, 3);
     if (!label_.isEmpty()) {
         QFontMetricsF fm(nodeTextFont());
-        bounds_ = bounds_.united(QRectF(labelPos_ - QPointF(0, fm.ascent()), QSizeF(fm.horizontalAdvance(label_) + 2, fm.height())));
+        const QSizeF size(fm.horizontalAdvance(label_) + 2, fm.height());
+        onDemandLabelRect_ = QRectF(QPointF(e.labelAnchor.x + 4, e.labelAnchor.y - size.height() / 2), size);
+        bounds_ = bounds_.united(onDemandLabelRect_.adjusted(-2, -1, 2, 1));
+        if (labelRect_) bounds_ = bounds_.united(*labelRect_);
     }
     setZValue(0);
     setCacheMode(DeviceCoordinateCache);
@@ -261,10 +264,16 @@ void EdgeItem::paint(QPainter* p, const QStyleOptionGraphicsItem* opt, QWidget*)
         p->setBrush(c);
         p->drawPolygon(arrow_);
     }
-    if (lod >= 0.6 && !label_.isEmpty()) {
+    if (lod >= 0.6 && !label_.isEmpty() && (labelRect_ || highlighted_)) {
+        QRectF r = labelRect_ ? *labelRect_ : onDemandLabelRect_;
+        if (!labelRect_) {  // shown on demand over whatever is there: give it a ground
+            p->setPen(Qt::NoPen);
+            p->setBrush(QColor(255, 255, 255, 230));
+            p->drawRect(r.adjusted(-2, -1, 2, 1));
+        }
         p->setFont(nodeTextFont());
-        p->setPen(QColor("#5b6270"));
-        p->drawText(labelPos_, label_);
+        p->setPen(highlighted_ ? QColor("#1f4fa8") : QColor("#5b6270"));
+        p->drawText(r, Qt::AlignLeft | Qt::AlignVCenter, label_);
     }
 }
 

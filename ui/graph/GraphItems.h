@@ -71,8 +71,12 @@ private:
 class EdgeItem : public QGraphicsItem {
 public:
     enum { Type = UserType + 2 };
-    EdgeItem(const layout::EdgePath& path, const QString& label);
+    /// `labelRect`: where the label reads without covering a box or another label
+    /// (layout::placeEdgeLabels); without one the label shows only while the edge is highlighted.
+    EdgeItem(const layout::EdgePath& path, const QString& label, std::optional<QRectF> labelRect = std::nullopt);
     int type() const override { return Type; }
+    /// The label's rectangle as drawn when nothing is highlighted (nullopt: hidden until then).
+    std::optional<QRectF> shownLabelRect() const { return label_.isEmpty() ? std::nullopt : labelRect_; }
     QRectF boundingRect() const override { return bounds_; }
     void paint(QPainter* p, const QStyleOptionGraphicsItem* opt, QWidget* w) override;
     void setHighlighted(bool on);
@@ -87,7 +91,8 @@ private:
     QPainterPath path_;
     QPolygonF arrow_;
     QString label_;
-    QPointF labelPos_;
+    std::optional<QRectF> labelRect_;
+    QRectF onDemandLabelRect_;  ///< beside the middle of the path, for a label with no free place
     QRectF bounds_;
     bool highlighted_ = false;
 };

@@ -17,6 +17,7 @@
 #include "graph/LayoutJob.h"
 #include "graph/Minimap.h"
 #include "layout/Clusters.h"
+#include "layout/EdgeLabels.h"
 
 namespace passlens::ui {
 
@@ -37,6 +38,24 @@ GraphView::GraphView(QWidget* parent) : QGraphicsView(parent), scene_(new QGraph
     minimap_->resize(220, 160);
     positionOverlays();
 }
+
+namespace {
+
+// Edge labels beside their edges where they cover no box and no other label (measured in the
+// font they are drawn with); the rest show while their edge is highlighted.
+std::vector<std::optional<layout::Rect>> placeLabels(const layout::DisplayGraph& dg, const layout::LayoutResult& lr) {
+    const QFontMetricsF fm(nodeTextFont());
+    std::vector<layout::LabelSize> sizes(dg.edges.size());
+    for (size_t i = 0; i < dg.edges.size(); ++i)
+        if (!dg.edges[i].label.empty())
+            sizes[i] = {fm.horizontalAdvance(QString::fromStdString(dg.edges[i].label)) + 2, fm.height()};
+    std::vector<layout::Rect> boxes;
+    boxes.reserve(lr.boxes.size());
+    for (const auto& b : lr.boxes) boxes.push_back(b.rect);
+    return layout::placeEdgeLabels(lr.edges, sizes, boxes);
+}
+
+}  // namespace
 
 GraphView::~GraphView() {
     // The scene deselects its items while it dies; nobody may hear about that any more.
@@ -79,8 +98,11 @@ void GraphView::setSnapshot(SnapshotPtr snap) {
             if (it != styles_.end()) item->setStyleOverride(&it->second);
         }
     }
+    const auto labelRects = placeLabels(dg, lr);
     for (size_t i = 0; i < dg.edges.size(); ++i) {
-        auto* item = new EdgeItem(lr.edges[i], QString::fromStdString(dg.edges[i].label));
+        std::optional<QRectF> labelRect;
+        if (const auto& r = labelRects[i]) labelRect = QRectF(r->x, r->y, r->width, r->height);
+        auto* item = new EdgeItem(lr.edges[i], QString::fromStdString(dg.edges[i].label), labelRect);
         // The label shortens dims ("?" for made-up names like unk__9); the tooltip has them raw.
         if (const ir::ValueId v = dg.edges[i].value; v != ir::kNone && snapshot_->graph->hasValue(v)) {
             const auto& value = snapshot_->graph->value(v);
@@ -101,6 +123,7 @@ void GraphView::setSnapshot(SnapshotPtr snap) {
             if (n.category == c) { presentCategories_.push_back(c); break; }
     const auto& b = lr.bounds;
     scene_->setSceneRect(QRectF(b.x, b.y, b.width, b.height).adjusted(-40, -40 - captionRoom(), 40, 40));
+    minimap_->resize(Minimap::sizeFor(scene_->sceneRect().size(), viewport()->size()));
     minimap_->refit();
     showReadableOverview();
     emit snapshotReplaced();
@@ -683,6 +706,7 @@ void GraphView::showAtScale(double scale) {
 
 void GraphView::resizeEvent(QResizeEvent* e) {
     QGraphicsView::resizeEvent(e);
+    if (snapshot_) minimap_->resize(Minimap::sizeFor(scene_->sceneRect().size(), viewport()->size()));
     positionOverlays();
     updateMinimapVisibility();
 }

@@ -1,5 +1,8 @@
 #include "graph/Minimap.h"
 
+#include <algorithm>
+#include <cmath>
+
 #include <QMouseEvent>
 
 namespace passlens::ui {
@@ -12,6 +15,16 @@ Minimap::Minimap(QGraphicsView* main, QWidget* parent) : QGraphicsView(main->sce
     setStyleSheet("background: rgba(255,255,255,230); border: 1px solid #c8ccd2;");
     setRenderHint(QPainter::Antialiasing, false);
     setCursor(Qt::PointingHandCursor);
+}
+
+QSize Minimap::sizeFor(QSizeF drawing, QSize view) {
+    constexpr double kArea = 200.0 * 150.0;
+    const double aspect = drawing.width() > 0 && drawing.height() > 0 ? drawing.height() / drawing.width() : 0.75;
+    const double maxHeight = std::max(60.0, std::min(340.0, view.height() * 0.5));
+    const double maxWidth = std::max(70.0, std::min(260.0, view.width() * 0.35));
+    const double width = std::clamp(std::sqrt(kArea / aspect), 70.0, maxWidth);
+    const double height = std::clamp(width * aspect, 60.0, maxHeight);
+    return {static_cast<int>(std::lround(width)), static_cast<int>(std::lround(height))};
 }
 
 void Minimap::refit() {

@@ -9,6 +9,10 @@ class Minimap : public QGraphicsView {
 public:
     Minimap(QGraphicsView* main, QWidget* parent);
     void refit();
+    /// A map of the drawing's own proportions with about the area of a 200×150 box: a tall
+    /// transformer gets a narrow, tall map (a strip in a wide map showed nothing), bounded by
+    /// half the view's height so it never covers most of it.
+    static QSize sizeFor(QSizeF drawing, QSize view);
 
 protected:
     void drawForeground(QPainter* p, const QRectF& rect) override;
