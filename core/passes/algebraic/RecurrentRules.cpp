@@ -81,8 +81,9 @@ std::string stateShapeMismatch(const Graph& g, const Node& n, ValueId state) {
     const ir::Dim& batch = batchFirst ? xd[0] : xd[1];
     const ir::Dim& sBatch = batchFirst ? sd[0] : sd[1];
     const ir::Dim& sDirections = batchFirst ? sd[1] : sd[0];
-    if (!sDirections.isStatic() || *sDirections.value != directions) return "its num_directions dim is not " + std::to_string(directions);
-    if (!sd[2].isStatic() || *sd[2].value != hidden->i) return "its last dim is not hidden_size " + std::to_string(hidden->i);
+    if (!sDirections.isStatic() || *sDirections.value != directions)
+        return "its num_directions dim is not known to be " + std::to_string(directions);
+    if (!sd[2].isStatic() || *sd[2].value != hidden->i) return "its last dim is not known to be hidden_size " + std::to_string(hidden->i);
     if (!sameDim(batch, sBatch)) return "its batch dim is not provably X's";
     return {};
 }
