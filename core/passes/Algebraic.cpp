@@ -47,6 +47,8 @@ private:
         if (!onnxio::fitsSchemaEnvelope(n)) return;  // the rules read what the op's schema promises
         if (algebraic::simplifyNeutral(rw, id, revisit)) return;
         if (algebraic::mergeReluClip(rw, id, revisit)) return;
+        if (algebraic::dropZeroInitialStates(rw, id, revisit)) return;
+        if (algebraic::unsqueezedDimToShapeSlice(rw, id, revisit)) return;
         if (algebraic::simplifyShapeOps(rw, id, revisit)) return;
         algebraic::simplifyArithmetic(rw, id, revisit);
     }

@@ -46,5 +46,11 @@ bool simplifyShapeOps(Rewriter& rw, ir::NodeId id, Revisit& revisit);
 bool simplifyArithmetic(Rewriter& rw, ir::NodeId id, Revisit& revisit);
 /// Relu(Clip(x)) and Clip(Relu(x)) → one Clip with min max(lo, 0) (ClipRules.cpp).
 bool mergeReluClip(Rewriter& rw, ir::NodeId id, Revisit& revisit);
+/// LSTM/GRU/RNN initial states that are provably zeros of the state's shape are dropped: the
+/// op's default for an absent input (RecurrentRules.cpp).
+bool dropZeroInitialStates(Rewriter& rw, ir::NodeId id, Revisit& revisit);
+/// Unsqueeze(Gather(Shape(x), i), [0]) → Shape(x, start=i, end=i+1) from opset 15
+/// (ShapeSliceRules.cpp).
+bool unsqueezedDimToShapeSlice(Rewriter& rw, ir::NodeId id, Revisit& revisit);
 
 }  // namespace passlens::passes::algebraic

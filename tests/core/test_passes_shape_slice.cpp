@@ -1,0 +1,97 @@
+// dim-as-shape-slice (algebraic, level basic): Unsqueeze(Gather(Shape(x), i), [0]) becomes
+// Shape(x, start=i, end=i+1) from opset 15, negative indices and a Shape that already has
+// start/end included. Refused below opset 15 (no start/end then) and when the gathered scalar
+// has another reader (nothing would be saved). Op counts, interpreter outputs at two bindings,
+// idempotence.
+#include <gtest/gtest.h>
+
+#include "PassTestSupport.h"
+#include "examples/Builder.h"
+
+using namespace passlens;
+using namespace passlens::ir;
+using namespace passlens::passes;
+
+namespace {
+
+using Counts = std::map<std::string, int>;
+using Bindings = std::vector<std::pair<std::string, int64_t>>;
+
+struct SliceOptions {
+    int64_t opset = 17;
+    int64_t index = 0;
+    bool shapeFromOne = false;  ///< Shape(x, start=1): the Gather indexes [seq, 16]
+    bool scalarAlsoRead = false;
+};
+
+/// zeros of [x.size(i), 5] from x: [batch, seq, 16], as torch.onnx writes torch.zeros(x.size(i), 5).
+Model dimIntoConcat(const SliceOptions& o) {
+    GraphBuilder b("dim_slice", o.opset);
+    ValueId x = b.inputSymbolic("x", DataType::Float, {Dim::symbol("batch"), Dim::symbol("seq"), Dim::of(16)});
+    std::vector<Attribute> shapeAttrs;
+    if (o.shapeFromOne) shapeAttrs.push_back(Attribute::makeInt("start", 1));
+    ValueId shape = b.op("Shape", {x}, shapeAttrs, "shape");
+    ValueId dim = b.op("Gather", {shape, b.constant("i", int64Tensor({}, {o.index}))}, {}, "gather");
+    ValueId vec = o.opset >= 13 ? b.op("Unsqueeze", {dim, b.ints("axes", {0})}, {}, "unsqueeze")
+                                : b.op("Unsqueeze", {dim}, {Attribute::makeInts("axes", {0})}, "unsqueeze");
+    ValueId sizes = b.op("Concat", {vec, b.ints("five", {5})}, {Attribute::makeInt("axis", 0)}, "sizes");
+    b.output(b.op("ConstantOfShape", {sizes}, {Attribute::makeTensor("value", floatTensor({1}, {1.5f}))}, "fill"));
+    if (o.scalarAlsoRead) b.output(b.op("Neg", {dim}, {}, "neg"));
+    return b.finish();
+}
+
+PassResult runAndCompare(Model& m) {
+    const Model original = m;
+    const PassResult result = test::runPassOnce("algebraic", m);
+    test::runPassOnce("dce", m);
+    for (const Bindings& b : {Bindings{{"batch", 2}, {"seq", 3}}, Bindings{{"batch", 4}, {"seq", 7}}}) {
+        auto inputs = eval::randomInputs(original, 3, b);
+        auto want = eval::run(original, inputs);
+        auto got = eval::run(m, inputs);
+        for (const auto& d : eval::compareOutputs(original, got, want, 0, 0)) EXPECT_TRUE(d.ok) << d.name;
+    }
+    EXPECT_FALSE(onnxio::checkModel(m).has_value()) << onnxio::checkModel(m).value_or("");
+    EXPECT_FALSE(test::runPassOnce("algebraic", m).changed) << "dim-as-shape-slice is not idempotent";
+    return result;
+}
+
+std::pair<int64_t, int64_t> startEnd(const Model& m) {
+    const Node& n = m.graph.node(*m.graph.findNode("unsqueeze"));
+    EXPECT_EQ(n.opType, "Shape");
+    return {n.attrInt("start", -99), n.attrInt("end", -99)};
+}
+
+}  // namespace
+
+TEST(DimAsShapeSlice, GatheredDimBecomesOneShapeSlice) {
+    for (int64_t index : {0, 1, -1, -3}) {
+        Model m = dimIntoConcat({.index = index});
+        EXPECT_EQ(test::opCounts(m.graph), (Counts{{"Concat", 1}, {"ConstantOfShape", 1}, {"Gather", 1}, {"Shape", 1}, {"Unsqueeze", 1}}));
+        const PassResult r = runAndCompare(m);
+        EXPECT_EQ(test::opCounts(m.graph), (Counts{{"Concat", 1}, {"ConstantOfShape", 1}, {"Shape", 1}})) << index;
+        const int64_t dim = index < 0 ? index + 3 : index;
+        EXPECT_EQ(startEnd(m), std::make_pair(dim, dim + 1)) << index;
+        EXPECT_TRUE(test::hasRemark(r, RemarkKind::Applied, "dim-as-shape-slice", "Shape(start=" + std::to_string(dim)));
+    }
+}
+
+TEST(DimAsShapeSlice, ShapeWithStartIsOffset) {
+    // Shape(x, start=1) is [seq, 16]: its entry 0 is dim 1 of x.
+    Model m = dimIntoConcat({.index = 0, .shapeFromOne = true});
+    runAndCompare(m);
+    EXPECT_EQ(startEnd(m), std::make_pair(int64_t(1), int64_t(2)));
+}
+
+TEST(DimAsShapeSlice, RefusedBeforeOpset15AndWhenTheScalarIsReadElsewhere) {
+    Model old = dimIntoConcat({.opset = 13});
+    const Counts before = test::opCounts(old.graph);
+    const PassResult r = runAndCompare(old);
+    EXPECT_EQ(test::opCounts(old.graph), before) << "Shape has no start/end before opset 15";
+    EXPECT_TRUE(test::silentAbout(r, "dim-as-shape-slice"));
+
+    Model shared = dimIntoConcat({.scalarAlsoRead = true});
+    const Counts sharedBefore = test::opCounts(shared.graph);
+    const PassResult r2 = runAndCompare(shared);
+    EXPECT_EQ(test::opCounts(shared.graph), sharedBefore);
+    EXPECT_TRUE(test::hasRemark(r2, RemarkKind::Missed, "dim-as-shape-slice", "gather's scalar has other readers"));
+}
