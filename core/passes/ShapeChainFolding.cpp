@@ -19,6 +19,7 @@
 #include "ir/Tensor.h"
 #include "passes/BasicPasses.h"
 #include "passes/PassRegistry.h"
+#include "passes/ScatterBoxFill.h"
 #include "passes/ShapeChain.h"
 #include "passes/match/Match.h"
 #include "shape/ShapeEngine.h"
@@ -64,6 +65,7 @@ protected:
             mergeEqualShapes(rw);
             foldStaticEntries(rw);
             foldSymbolicShapes(rw);
+            rewriteScatterBoxFills(rw);
             rw.setRule({});
         });
     }
