@@ -101,6 +101,7 @@ bool sameFill(const Tensor& x, const Tensor& y) {
 /// the positions i of a dim of size `limit` with start <= i < end in Slice's clamped sense.
 struct Box1 {
     ValueId range = kNone, limit = kNone;
+    uint64_t length = 0;  ///< the DimExpr id of the Range's length: equal ids, equal Ranges
     int64_t start = 0, end = kToTheEnd;
 };
 
@@ -125,18 +126,20 @@ std::optional<Box1> sliceOfRange(const Graph& g, const shape::ShapeAnalysis& a, 
     if (rangeDims.size() != 1 || rangeDims[0] != dim || a.of(r).dtype != DataType::Int64) return std::nullopt;
     box.range = r;
     box.limit = range->inputs[1];
+    box.length = dim.id();
     return box;
 }
 
 /// The 1-D vector a grid side repeats: rows come as Reshape(v, [-1, 1]) or Unsqueeze(v, 1),
-/// columns as v itself, each then Expand-ed and Unsqueeze-d on the last axis.
+/// columns as v itself, each then Expand-ed to the grid and Unsqueeze-d on the last axis.
 ValueId gridSide(const Graph& g, const shape::ShapeAnalysis& a, ValueId part, bool rows, ValueId* expanded) {
     const Node* u = producerOf(g, part, "Unsqueeze");
     if (!u || !isOneOf(intsOf(a, *u, "axes", 1), {-1, 2})) return kNone;
+    // The Expand is gone when the grid has one column (expand-noop-symbolic): the caller checks
+    // that what is unsqueezed has the grid's shape either way.
+    *expanded = u->inputs[0];
     const Node* ex = producerOf(g, u->inputs[0], "Expand");
-    if (!ex || ex->inputs.size() != 2) return kNone;
-    *expanded = ex->outputs[0];
-    ValueId src = ex->inputs[0];
+    ValueId src = ex ? ex->inputs[0] : u->inputs[0];
     if (!rows) return dimsOf(a, src).size() == 1 ? src : kNone;
     if (const Node* r = producerOf(g, src, "Reshape")) {
         auto target = knownInts(a, r->inputs.size() > 1 ? r->inputs[1] : kNone);
@@ -169,7 +172,9 @@ std::optional<ScatterBox> matchBox(const Graph& g, const shape::ShapeAnalysis& a
     if (rowVec == kNone || colVec == kNone) return std::nullopt;
     // Both grids and the updates are [len(rows), len(cols)]: every (row, col) pair is written once.
     const std::vector<shape::DimExpr> grid{dimsOf(a, rowVec)[0], dimsOf(a, colVec)[0]};
-    if (dimsOf(a, rowGrid) != grid || dimsOf(a, colGrid) != grid || dimsOf(a, n.inputs[2]) != grid) return std::nullopt;
+    if (dimsOf(a, rowGrid) != grid || dimsOf(a, colGrid) != grid || dimsOf(a, n.inputs[2]) != grid) {
+        return std::nullopt;
+    }
     auto rows = sliceOfRange(g, a, rowVec, data[0]);
     auto cols = sliceOfRange(g, a, colVec, data[1]);
     TensorPtr fill = uniformFill(g, n.inputs[2]);
@@ -186,7 +191,7 @@ public:
     /// Bool mask of the positions of `box` along its Range, shaped [D, 1] for rows and [D] for
     /// columns; kNone when every position is in (no test needed).
     ValueId side(const Box1& box, bool column) {
-        auto key = std::make_tuple(box.range, column, box.start, box.end);
+        auto key = std::make_tuple(box.length, column, box.start, box.end);
         if (auto it = masks_.find(key); it != masks_.end()) return it->second;
         ValueId lower = kNone, upper = kNone;
         // i >= start: for start < 0 that is i - D >= start (Slice clamps start + D at 0; i >= 0).
@@ -213,20 +218,25 @@ public:
     }
 
 private:
+    /// The first Range of this length met: every box over a Range of the same length reads it.
+    const Box1& base(const Box1& box) { return bases_.emplace(box.length, box).first->second; }
+
     ValueId positions(const Box1& box, bool column) {
-        if (!column) return box.range;
-        auto it = columns_.find(box.range);
+        const Box1& b = base(box);
+        if (!column) return b.range;
+        auto it = columns_.find(b.length);
         if (it != columns_.end()) return it->second;
-        ValueId out = rw_.newValue(rw_.graph().value(box.range).name + "_column", TypeInfo::tensor(DataType::Int64));
-        add("Unsqueeze", {box.range, rw_.newInitializer("axis_1", int64Tensor({1}, {1}))}, out);
-        return columns_[box.range] = out;
+        ValueId out = rw_.newValue(rw_.graph().value(b.range).name + "_column", TypeInfo::tensor(DataType::Int64));
+        add("Unsqueeze", {b.range, rw_.newInitializer("axis_1", int64Tensor({1}, {1}))}, out);
+        return columns_[b.length] = out;
     }
 
     ValueId negPositions(const Box1& box, bool column) {
-        auto key = std::make_pair(box.range, column);
+        const Box1& b = base(box);
+        auto key = std::make_pair(b.length, column);
         if (auto it = negs_.find(key); it != negs_.end()) return it->second;
-        ValueId out = rw_.newValue(rw_.graph().value(box.range).name + "_from_end", TypeInfo::tensor(DataType::Int64));
-        add("Sub", {positions(box, column), box.limit}, out);
+        ValueId out = rw_.newValue(rw_.graph().value(b.range).name + "_from_end", TypeInfo::tensor(DataType::Int64));
+        add("Sub", {positions(b, column), b.limit}, out);
         return negs_[key] = out;
     }
 
@@ -244,10 +254,11 @@ private:
     Rewriter& rw_;
     NodeId origin_ = kNone;
     std::string originName_;
-    std::map<std::tuple<ValueId, bool, int64_t, int64_t>, ValueId> masks_;
+    std::map<uint64_t, Box1> bases_;
+    std::map<std::tuple<uint64_t, bool, int64_t, int64_t>, ValueId> masks_;
     std::map<std::pair<ValueId, ValueId>, ValueId> ands_;
-    std::map<std::pair<ValueId, bool>, ValueId> negs_;
-    std::map<ValueId, ValueId> columns_;
+    std::map<std::pair<uint64_t, bool>, ValueId> negs_;
+    std::map<uint64_t, ValueId> columns_;
     std::map<std::string, ValueId> fills_;
 };
 
