@@ -1,5 +1,4 @@
-// scatter-fill-noop and scatter-box-to-where (see ScatterBoxFill.h).
-#include "passes/ScatterBoxFill.h"
+// scatter-fill-noop and scatter-box-to-where (shape-chain-folding): see SymbolicRewrites.h.
 
 #include <cstring>
 #include <limits>
@@ -7,9 +6,8 @@
 #include <set>
 #include <tuple>
 
-#include "shape/ShapeEngine.h"
 #include "ir/Tensor.h"
-#include "passes/ShapeChain.h"
+#include "passes/SymbolicRewrites.h"
 #include "passes/match/Match.h"
 
 namespace passlens::passes {
@@ -268,13 +266,8 @@ std::string boundText(int64_t start, int64_t end) {
 
 }  // namespace
 
-void rewriteScatterBoxFills(Rewriter& rw) {
+void rewriteScatterBoxFills(Rewriter& rw, const shape::ShapeAnalysis& a, bool captures) {
     const Graph& g = rw.graph();
-    bool any = false;
-    for (NodeId id : g.nodeOrder()) any = any || g.node(id).opType == "ScatterND";
-    if (!any) return;
-    const shape::ShapeAnalysis a = shape::analyzeShapes(g, &rw.model());
-    const bool captures = hasSubgraphNodes(g);
     // The masks use Unsqueeze with an axes input (13) and GreaterOrEqual (12).
     const bool canBuild = rw.model().opsetFor("") >= 13;
     BoxBuilder builder(rw);
