@@ -193,9 +193,9 @@ public:
         if (auto it = masks_.find(key); it != masks_.end()) return it->second;
         ValueId lower = kNone, upper = kNone;
         // i >= start: for start < 0 that is i - D >= start (Slice clamps start + D at 0; i >= 0).
-        if (box.start != 0) lower = compare("GreaterOrEqual", box.start < 0 ? negPositions(box, column) : positions(box, column), box.start, box);
+        if (box.start != 0) lower = compare("GreaterOrEqual", box.start < 0 ? negPositions(box, column) : positions(box, column), box.start);
         // i < end: for end < 0 that is i - D < end (Slice clamps end + D at 0); i < D always.
-        if (box.end != kToTheEnd) upper = compare("Less", box.end < 0 ? negPositions(box, column) : positions(box, column), box.end, box);
+        if (box.end != kToTheEnd) upper = compare("Less", box.end < 0 ? negPositions(box, column) : positions(box, column), box.end);
         ValueId mask = lower == kNone ? upper : upper == kNone ? lower : both(lower, upper);
         masks_[key] = mask;
         return mask;
@@ -238,7 +238,7 @@ private:
         return negs_[key] = out;
     }
 
-    ValueId compare(const char* op, ValueId lhs, int64_t bound, const Box1&) {
+    ValueId compare(const char* op, ValueId lhs, int64_t bound) {
         ValueId out = rw_.newValue("box_side", TypeInfo::tensor(DataType::Bool));
         add(op, {lhs, rw_.newInitializer("box_bound", int64Tensor({}, {bound}))}, out);
         return out;
