@@ -35,7 +35,7 @@ bool isConstantValue(const shape::ShapeAnalysis& a, ValueId v) {
 
 /// The one input of `n` its result's elements come from, when `n` only moves, repeats or drops
 /// elements of it (the other inputs, if any, being constants): kNone otherwise.
-ValueId movedFrom(const Graph& g, const shape::ShapeAnalysis& a, const Node& n) {
+ValueId movedFrom(const shape::ShapeAnalysis& a, const Node& n) {
     static const std::set<std::string> kMovers{"Reshape", "Slice", "Transpose", "Squeeze", "Unsqueeze",
                                                "Flatten", "Identity", "Cast", "Concat", "Gather"};
     if (!(n.domain.empty() || n.domain == "ai.onnx") || !kMovers.count(n.opType) || n.outputs.size() != 1 || n.inputs.empty())
@@ -62,7 +62,7 @@ void gatherPermutedVectors(Rewriter& rw, const shape::ShapeAnalysis& a, bool cap
         const NodeId id = *it;
         if (!g.hasNode(id)) continue;
         const Node& n = g.node(id);
-        if (n.outputs.size() != 1 || n.outputs[0] == kNone || movedFrom(g, a, n) == kNone) continue;
+        if (n.outputs.size() != 1 || n.outputs[0] == kNone || movedFrom(a, n) == kNone) continue;
         const ValueId out = n.outputs[0];
         if (g.value(out).consumers.empty() && !g.value(out).isGraphOutput) continue;  // dead: an earlier rewrite's chain
         const std::vector<shape::DimExpr> want = elementsOf(g, a, out);
@@ -75,7 +75,7 @@ void gatherPermutedVectors(Rewriter& rw, const shape::ShapeAnalysis& a, bool cap
         size_t bestLength = 0;
         for (NodeId cur = id; cur != kNone;) {
             const Node& c = g.node(cur);
-            const ValueId src = movedFrom(g, a, c);
+            const ValueId src = movedFrom(a, c);
             if (src == kNone) break;
             chain.push_back(cur);
             const std::vector<shape::DimExpr> have = elementsOf(g, a, src);
