@@ -12,6 +12,7 @@
 //  - An Expand whose output shape is provably its input's shape (same expressions) is removed.
 // Symbolic dims come from the importer's shape inference; an unnamed unknown dim proves nothing.
 #include <map>
+#include <optional>
 #include <set>
 #include <unordered_map>
 
@@ -19,6 +20,7 @@
 #include "ir/Tensor.h"
 #include "passes/BasicPasses.h"
 #include "passes/PassRegistry.h"
+#include "passes/SymbolicRewrites.h"
 #include "passes/ShapeChain.h"
 #include "passes/match/Match.h"
 #include "shape/ShapeEngine.h"
@@ -63,7 +65,12 @@ protected:
         ctx.forEachGraph([&](Rewriter& rw) {
             mergeEqualShapes(rw);
             foldStaticEntries(rw);
-            foldSymbolicShapes(rw);
+            if (auto a = foldSymbolicShapes(rw)) {
+                // Values the sweep above made are unknown to `a`; the others compute the same.
+                const bool captures = hasSubgraphNodes(rw.graph());
+                gatherPermutedVectors(rw, *a, captures);
+                rewriteScatterBoxFills(rw, *a, captures);
+            }
             rw.setRule({});
         });
     }
@@ -95,10 +102,10 @@ private:
         }
     }
 
-    static void foldSymbolicShapes(Rewriter& rw) {
+    static std::optional<shape::ShapeAnalysis> foldSymbolicShapes(Rewriter& rw) {
         const Graph& g = rw.graph();
-        if (g.nodeOrder().empty()) return;
-        const shape::ShapeAnalysis a = shape::analyzeShapes(g, &rw.model());
+        if (g.nodeOrder().empty()) return std::nullopt;
+        shape::ShapeAnalysis a = shape::analyzeShapes(g, &rw.model());
         const bool captures = hasSubgraphNodes(g);
         const std::vector<NodeId> order = g.nodeOrder();
         std::unordered_map<std::string, ValueId> firstWithValues;  // symbolic value numbering
@@ -128,6 +135,7 @@ private:
             else if (n.opType == "Expand") removeSymbolicNoOpExpand(rw, a, id);
         }
         if (addedShapes) rw.restoreTopologicalOrder();
+        return a;
     }
 
     /// "dtype|e1,e2,...": a value's shape when every dim is known ("" otherwise).

@@ -95,3 +95,24 @@ TEST(DimAsShapeSlice, RefusedBeforeOpset15AndWhenTheScalarIsReadElsewhere) {
     EXPECT_EQ(test::opCounts(shared.graph), sharedBefore);
     EXPECT_TRUE(test::hasRemark(r2, RemarkKind::Missed, "dim-as-shape-slice", "gather's scalar has other readers"));
 }
+
+TEST(DimAsShapeSlice, GatherWithAOneElementIndexBecomesOneShapeSlice) {
+    // Gather(Shape(x), [i]) is the same 1-element vector (gather-permuted-vector writes it).
+    for (int64_t index : {1, -1}) {
+        GraphBuilder b("dim_slice_vector", 17);
+        ValueId x = b.inputSymbolic("x", DataType::Float, {Dim::symbol("batch"), Dim::symbol("seq"), Dim::of(16)});
+        ValueId shape = b.op("Shape", {x}, {}, "shape");
+        ValueId vec = b.op("Gather", {shape, b.ints("i", {index})}, {}, "gather");
+        ValueId sizes = b.op("Concat", {vec, b.ints("five", {5})}, {Attribute::makeInt("axis", 0)}, "sizes");
+        b.output(b.op("ConstantOfShape", {sizes}, {Attribute::makeTensor("value", floatTensor({1}, {1.5f}))}, "fill"));
+        Model m = b.finish();
+        const PassResult r = runAndCompare(m);
+        EXPECT_EQ(test::opCounts(m.graph), (Counts{{"Concat", 1}, {"ConstantOfShape", 1}, {"Shape", 1}})) << index;
+        const Node& n = m.graph.node(*m.graph.findNode("gather"));
+        const int64_t dim = index < 0 ? index + 3 : index;
+        EXPECT_EQ(n.opType, "Shape");
+        EXPECT_EQ(n.attrInt("start", -99), dim);
+        EXPECT_EQ(n.attrInt("end", -99), dim + 1);
+        EXPECT_TRUE(test::hasRemark(r, RemarkKind::Applied, "dim-as-shape-slice", "Shape(start=" + std::to_string(dim)));
+    }
+}

@@ -1,5 +1,6 @@
 // One dim of a shape as a 1-element vector: exporters write Unsqueeze(Gather(Shape(x), i), [0])
-// (torch.onnx for every `x.size(i)` that goes into a Concat), which since opset 15 is one
+// (torch.onnx for every `x.size(i)` that goes into a Concat), shape-chain-folding's
+// gather-permuted-vector writes Gather(Shape(x), [i]); since opset 15 either is one
 // Shape(x, start=i, end=i+1). Left over in a batch- or size-dynamic export after the symbolic
 // folding, these chains cost two nodes per dim; as slices they cost none beyond the Shape, and
 // equal slices merge (merge-equal-shapes, cse).
@@ -26,14 +27,25 @@ std::optional<int64_t> scalarIndex(const Graph& g, ValueId v) {
     return std::nullopt;
 }
 
+/// The one index of a rank-1, one-element integer constant ([i]), if `v` is one.
+std::optional<int64_t> singleIndex(const Graph& g, ValueId v) {
+    TensorPtr t = match::constantOf(g, v);
+    if (!t || t->dims.size() != 1 || t->elementCount() != 1) return std::nullopt;
+    if (t->dtype == DataType::Int64) return t->as<int64_t>()[0];
+    if (t->dtype == DataType::Int32) return t->as<int32_t>()[0];
+    return std::nullopt;
+}
+
 }  // namespace
 
 bool unsqueezedDimToShapeSlice(Rewriter& rw, NodeId id, Revisit& revisit) {
     const Graph& g = rw.graph();
     const Node& n = g.node(id);
-    if (!isDefaultOp(n, "Unsqueeze") || n.outputs.size() != 1) return false;
-    const ValueId scalar = n.inputs[0];
-    const NodeId gatherId = g.value(scalar).producer;
+    // Two spellings of one dim as a 1-element vector: Unsqueeze(Gather(Shape(x), i), [0]) as
+    // exported, and Gather(Shape(x), [i]) as gather-permuted-vector leaves it.
+    const bool unsqueezed = isDefaultOp(n, "Unsqueeze");
+    if (!(unsqueezed || isDefaultOp(n, "Gather")) || n.outputs.size() != 1) return false;
+    const NodeId gatherId = unsqueezed ? g.value(n.inputs[0]).producer : id;
     if (gatherId == kNone || !isDefaultOp(g.node(gatherId), "Gather") || g.node(gatherId).inputs.size() != 2) return false;
     const Node& gather = g.node(gatherId);
     if (gather.attrInt("axis", 0) != 0) return false;
@@ -43,14 +55,17 @@ bool unsqueezedDimToShapeSlice(Rewriter& rw, NodeId id, Revisit& revisit) {
     // Preconditions that say nothing about the graph's meaning fail silently: most Unsqueezes
     // are not this pattern at all.
     if (pattern::defaultOpset(rw.model()) < 15) return false;  // Shape has start/end since opset 15
-    auto axes = intsFromAttrOrInput(g, n, "axes", 1);
-    if (!axes || axes->size() != 1 || ((*axes)[0] != 0 && (*axes)[0] != -1)) return false;
-    auto index = scalarIndex(g, gather.inputs[1]);
+    if (unsqueezed) {
+        auto axes = intsFromAttrOrInput(g, n, "axes", 1);
+        if (!axes || axes->size() != 1 || ((*axes)[0] != 0 && (*axes)[0] != -1)) return false;
+    }
+    auto index = unsqueezed ? scalarIndex(g, gather.inputs[1]) : singleIndex(g, gather.inputs[1]);
     const ValueId x = shape.inputs[0];
     auto rank = g.value(x).rank();
     if (!index || !rank) return false;
     rw.setRule("dim-as-shape-slice");
-    if (!match::hasSingleReader(g, scalar)) {
+    const ValueId scalar = unsqueezed ? n.inputs[0] : kNone;
+    if (unsqueezed && !match::hasSingleReader(g, scalar)) {
         rw.missed({id, gatherId}, "not a Shape slice: " + gather.displayName() + "'s scalar has other readers", {scalar});
         return true;
     }
@@ -64,11 +79,13 @@ bool unsqueezedDimToShapeSlice(Rewriter& rw, NodeId id, Revisit& revisit) {
     const int64_t dim = start + i;
     const ValueId out = n.outputs[0];
     const std::string name = n.displayName(), gatherName = gather.displayName();
-    const std::string why = name + " of " + gatherName + " is dim " + std::to_string(dim) + " of '" + g.value(x).name +
-                            "' as a 1-element vector: Shape(start=" + std::to_string(dim) + ", end=" + std::to_string(dim + 1) + ")";
+    const std::string why = (unsqueezed ? name + " of " + gatherName : name) + " is dim " + std::to_string(dim) + " of '" +
+                            g.value(x).name + "' as a 1-element vector: Shape(start=" + std::to_string(dim) +
+                            ", end=" + std::to_string(dim + 1) + ")";
     const NodeId sliced = rw.replaceNodes({id}, "Shape", {x}, {out},
                                           {Attribute::makeInt("start", dim), Attribute::makeInt("end", dim + 1)}, why, name);
-    if (rw.graph().value(scalar).consumers.empty() && !rw.graph().value(scalar).isGraphOutput) rw.eraseNode(gatherId, why);
+    if (unsqueezed && rw.graph().value(scalar).consumers.empty() && !rw.graph().value(scalar).isGraphOutput)
+        rw.eraseNode(gatherId, why);
     rw.applied({sliced}, why);
     revisit.push_back(sliced);
     return true;

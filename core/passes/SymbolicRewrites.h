@@ -1,0 +1,33 @@
+#pragma once
+// Rules of shape-chain-folding that rewrite computations over symbolic sizes using what the shape
+// engine knows of their elements and shapes. Each holds for every value of the symbols: it is
+// decided on DimExpr equality (the same expression is the same number at every binding) and on
+// constant bounds, never on a binding.
+//
+// gather-permuted-vector (SymbolicVectorGather.cpp): a small int64 vector computed by a chain
+// that only rearranges elements (Concat with constants, Reshape, Slice, Transpose, Cast; F.pad's
+// flipped pads) whose every element is an element of a vector earlier in the chain becomes one
+// Gather of that vector with constant indices ([0, 0, 0, Mod(-w, 4), 0, Mod(-h, 4)] → pads
+// [0, 0, 0, 0, 0, Mod(-h, 4), Mod(-w, 4), 0]), when two nodes or more go.
+//
+// ScatterND writes of one value over a box of a 2-D tensor (ScatterBoxFill.cpp), the way
+// exporters spell `mask[r0:r1, c0:c1] = k` on symbolic sizes (torchvision's and Hugging Face's
+// shifted-window attention masks): the indices are the grid of two Slices of Range(0, dim) built
+// with Reshape, Expand, Unsqueeze and Concat, the updates one value (ConstantOfShape).
+//  - scatter-fill-noop: writing the value the data already holds everywhere is the data.
+//  - scatter-box-to-where: the box write becomes Where(rows_in_box & cols_in_box, k, data), each
+//    side one or two comparisons of Range(0, dim) (or Range(0, dim) - dim, for negative bounds)
+//    with the Slice's constant bounds, shared by every box over a Range of the same length. The
+//    index grid, the updates and their Shape chains become dead code. The grid's shape is checked
+//    to be [len(rows), len(cols)] by the shape engine.
+#include "passes/Rewriter.h"
+#include "shape/ShapeEngine.h"
+
+namespace passlens::passes {
+
+/// `a` is an analysis of the graph from before earlier rewrites of the same sweep: values those
+/// made are not in it and are treated as unknown; every other value still computes what it says.
+void gatherPermutedVectors(Rewriter& rw, const shape::ShapeAnalysis& a, bool captures);
+void rewriteScatterBoxFills(Rewriter& rw, const shape::ShapeAnalysis& a, bool captures);
+
+}  // namespace passlens::passes

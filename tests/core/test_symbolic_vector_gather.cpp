@@ -1,0 +1,96 @@
+// shape-chain-folding's gather-permuted-vector on F.pad's pads as torch exports them over symbolic
+// sizes: [0, Mod(-w, 4), 0, Mod(-h, 4)] reshaped to pairs, flipped, transposed and flattened is one
+// Gather of the first vector. Op counts, the interpreter's outputs at several bindings, a chain
+// whose middle is read elsewhere (kept), and a second run that changes nothing.
+#include <gtest/gtest.h>
+
+#include <limits>
+
+#include "PassTestSupport.h"
+#include "examples/Builder.h"
+#include "passes/match/Match.h"
+
+using namespace passlens;
+using namespace passlens::ir;
+
+namespace {
+
+using Bindings = std::vector<std::pair<std::string, int64_t>>;
+
+struct PadModel {
+    Model model;
+    ValueId pads = kNone;
+};
+
+/// y = F.pad(x, (0, Mod(-w, 4), 0, Mod(-h, 4))) on x: [h, w]; `alsoReadPairs` makes the pairs
+/// [[0, Mod(-w, 4)], [0, Mod(-h, 4)]] a second output, so the chain's middle must stay.
+PadModel padToMultipleOf4(bool alsoReadPairs) {
+    GraphBuilder b("pad_to_window");
+    ValueId x = b.inputSymbolic("x", DataType::Float, {Dim::symbol("h"), Dim::symbol("w")});
+    ValueId shape = b.op("Shape", {x});
+    ValueId four = b.constant("four", int64Tensor({}, {4}));
+    auto padFor = [&](int64_t axis, const std::string& tag) {
+        ValueId dim = b.op("Gather", {shape, b.constant("axis" + tag, int64Tensor({}, {axis}))});
+        ValueId missing = b.op("Mod", {b.op("Sub", {four, b.op("Mod", {dim, four})}), four});
+        return b.op("Unsqueeze", {missing, b.ints("ax" + tag, {0})});
+    };
+    ValueId zero = b.ints("zero", {0});
+    ValueId torchOrder = b.op("Concat", {zero, padFor(1, "w"), zero, padFor(0, "h")}, {Attribute::makeInt("axis", 0)});
+    ValueId pairs = b.op("Reshape", {torchOrder, b.ints("pairs", {-1, 2})});
+    ValueId flipped = b.op("Slice", {pairs, b.ints("fs", {-1}), b.ints("fe", {std::numeric_limits<int64_t>::min() + 1}),
+                                     b.ints("fa", {0}), b.ints("fst", {-1})});
+    ValueId pads = b.op("Reshape", {b.op("Transpose", {flipped}, {Attribute::makeInts("perm", {1, 0})}), b.ints("flat", {-1})});
+    b.output(b.op("Pad", {x, pads}));
+    if (alsoReadPairs) b.output(pairs);
+    return {b.finish(), pads};
+}
+
+passes::PipelineResult runAndCompare(Model& m) {
+    const Model original = m;
+    passes::PassManager pm;
+    pm.addPass("shape-chain-folding");
+    pm.addPass("dce");
+    auto result = pm.run(m);
+    for (const Bindings& b : {Bindings{{"h", 5}, {"w", 7}}, Bindings{{"h", 8}, {"w", 4}}, Bindings{{"h", 1}, {"w", 13}}}) {
+        auto inputs = eval::randomInputs(original, 3, b);
+        auto want = eval::run(original, inputs);
+        auto got = eval::run(m, inputs);
+        for (const auto& d : eval::compareOutputs(original, got, want, 0, 0)) EXPECT_TRUE(d.ok) << d.name << " at h=" << b[0].second;
+    }
+    passes::PassManager again;
+    again.addPass("shape-chain-folding");
+    EXPECT_FALSE(again.run(m).steps.back().result.changed) << "a second run changes nothing";
+    return result;
+}
+
+}  // namespace
+
+TEST(SymbolicVectorGather, FlippedPadPairsBecomeOneGather) {
+    PadModel p = padToMultipleOf4(false);
+    auto before = test::opCounts(p.model.graph);
+    EXPECT_EQ(before.at("Transpose"), 1);
+    auto r = runAndCompare(p.model);
+    auto counts = test::opCounts(p.model.graph);
+    EXPECT_EQ(counts.count("Transpose"), 0u);
+    EXPECT_EQ(counts.count("Slice"), 0u);
+    EXPECT_EQ(counts.count("Reshape"), 0u) << "pairs, flip, transpose and flatten are one Gather";
+    const Node& gather = p.model.graph.node(p.model.graph.value(p.pads).producer);
+    EXPECT_EQ(gather.opType, "Gather");
+    auto indices = passes::match::constantOf(p.model.graph, gather.inputs[1]);
+    ASSERT_TRUE(indices);
+    // [0, mw, 0, mh] read as [0, 0, mh, mw]: ONNX's begins then ends, first axis first.
+    EXPECT_EQ(std::vector<int64_t>(indices->as<int64_t>(), indices->as<int64_t>() + 4), (std::vector<int64_t>{0, 0, 3, 1}));
+    bool remark = false;
+    for (const auto& step : r.steps)
+        for (const auto& rm : step.result.remarks) remark = remark || rm.rule == "gather-permuted-vector";
+    EXPECT_TRUE(remark);
+}
+
+TEST(SymbolicVectorGather, ChainWhoseMiddleIsReadElsewhereStays) {
+    PadModel p = padToMultipleOf4(true);
+    runAndCompare(p.model);
+    auto counts = test::opCounts(p.model.graph);
+    // Only the flattening Reshape could go, and one Gather for one node gains nothing.
+    EXPECT_EQ(counts.at("Transpose"), 1);
+    EXPECT_EQ(counts.count("Gather") ? counts.at("Gather") : 0, 2) << "the two dims only";
+}
