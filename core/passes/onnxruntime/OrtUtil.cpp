@@ -17,7 +17,8 @@ namespace {
 thread_local bool quietRefusals = false;
 thread_local OrtShapeScope* activeShapes = nullptr;
 
-/// Pairs each graph of `original` with the same graph of its copy (same node ids, same attributes).
+/// Pairs each graph of `original` with the same graph of its copy (same node ids, same
+/// attributes), enclosing graphs first.
 void pairGraphs(const Graph& original, const Graph& copy, const std::function<void(const Graph&, const Graph&)>& f) {
     f(original, copy);
     for (NodeId n : original.nodesWithSubgraphs()) {
@@ -29,6 +30,20 @@ void pairGraphs(const Graph& original, const Graph& copy, const std::function<vo
             for (size_t k = 0; k < a[i].graphs.size() && k < b[i].graphs.size(); ++k) pairGraphs(*a[i].graphs[k], *b[i].graphs[k], f);
         }
     }
+}
+
+/// The graphs from `root` down to `target` (both included); empty when `target` is not inside.
+bool pathTo(const Graph& root, const Graph& target, std::vector<const Graph*>& path) {
+    path.push_back(&root);
+    if (&root == &target) return true;
+    for (NodeId n : root.nodesWithSubgraphs())
+        for (const auto& a : root.node(n).attributes) {
+            if (a.g && pathTo(*a.g, target, path)) return true;
+            for (const auto& sub : a.graphs)
+                if (pathTo(*sub, target, path)) return true;
+        }
+    path.pop_back();
+    return false;
 }
 }  // namespace
 
@@ -45,6 +60,9 @@ void OrtShapeScope::compute() {
         out.resize(original.valueIdLimit());
         for (ValueId v : original.valueIds())
             if (inferred.hasValue(v)) out[v] = inferred.value(v).type.shape;
+        // A subgraph reads an enclosing graph's value through the same NodeArg, shape included.
+        for (ValueId v : original.valueIds())
+            if (original.value(v).isOuterScope) out[v] = shapeOf(model_, original, v);
         // libonnx 1.12 leaves some shapes unknown that the newer ONNX inside ONNX Runtime 1.30
         // infers (the rank of a Slice or Squeeze of computed sizes, and the dims after it); for
         // those the type stands in. Not for what follows a Reshape-5 (opset < 13) to a computed
@@ -62,6 +80,37 @@ void OrtShapeScope::compute() {
             }
         }
     });
+}
+
+TensorPtr outerScopeConstant(const Model& m, const Graph& g, ValueId v) {
+    if (v == kNone || !g.hasValue(v) || !g.value(v).isOuterScope) return nullptr;
+    std::vector<const Graph*> path;
+    if (!pathTo(m.graph, g, path)) return nullptr;
+    const std::string& name = g.value(v).name;
+    for (size_t i = path.size() - 1; i-- > 0;) {
+        const Graph& outer = *path[i];
+        auto found = outer.findValue(name);
+        if (!found) continue;
+        const Value& val = outer.value(*found);
+        if (val.isOuterScope) continue;
+        // Constant nodes are initializers once ONNX Runtime has loaded the model.
+        if (isOp(outer, val.producer, "Constant")) return match::constantOf(outer, *found);
+        return val.initializer && !val.isGraphInput ? val.initializer : nullptr;
+    }
+    return nullptr;
+}
+
+std::optional<Shape> shapeOf(const Model& m, const Graph& g, ValueId v) {
+    if (v == kNone || !g.hasValue(v)) return std::nullopt;
+    if (!g.value(v).isOuterScope) return shapeOf(g, v);
+    std::vector<const Graph*> path;
+    if (!pathTo(m.graph, g, path)) return std::nullopt;
+    const std::string& name = g.value(v).name;
+    for (size_t i = path.size() - 1; i-- > 0;) {
+        auto found = path[i]->findValue(name);
+        if (found && !path[i]->value(*found).isOuterScope) return shapeOf(*path[i], *found);
+    }
+    return g.value(v).type.shape;
 }
 
 std::optional<std::optional<Shape>> OrtShapeScope::lookup(const Graph& g, ValueId v) {

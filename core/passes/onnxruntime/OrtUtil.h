@@ -44,6 +44,14 @@ ir::NodeId soleReader(const ir::Graph& g, ir::NodeId n, const std::string& opTyp
 /// (see there); otherwise the value's type.
 std::optional<ir::Shape> shapeOf(const ir::Graph& g, ir::ValueId v);
 
+/// shapeOf for a value of any graph of `m`: an outer-scope value of a subgraph has the shape of
+/// the enclosing graph's value of that name (they are one NodeArg in ONNX Runtime).
+std::optional<ir::Shape> shapeOf(const ir::Model& m, const ir::Graph& g, ir::ValueId v);
+/// IsConstantInitializer(check_outer_scope): the tensor of an enclosing graph's initializer (or
+/// Constant node: an initializer once ONNX Runtime loads the model) that subgraph `g` reads as
+/// `v`; null otherwise.
+ir::TensorPtr outerScopeConstant(const ir::Model& m, const ir::Graph& g, ir::ValueId v);
+
 /// While alive, shapeOf() answers with the shapes ONNX Runtime's graph holds for `model`: ONNX
 /// Runtime resolves a graph with ONNX's inference functions and no partial data propagation, so a
 /// Reshape to a computed target has no shape there even where PassLens's symbolic engine knows
