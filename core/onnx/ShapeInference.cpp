@@ -6,6 +6,7 @@
 #include <onnx/shape_inference/implementation.h>
 #include <google/protobuf/arena.h>
 
+#include <functional>
 #include <unordered_map>
 
 #include "onnx/Export.h"
@@ -48,7 +49,11 @@ void copyTypes(const onnx::GraphProto& gp, Graph& g) {
 
 }  // namespace
 
-std::vector<std::string> inferShapes(Model& m, bool symbolic) {
+namespace {
+
+/// inferShapes, with `keep` naming main-graph values whose types stay value_info (inference
+/// starts from them).
+std::vector<std::string> inferShapesKeeping(Model& m, bool symbolic, const std::function<bool(ValueId)>& keep) {
     registerNewerOpsets();
     std::vector<std::string> warnings;
     // The proto lives on an arena: a 24k-node model's proto has ~10^6 small allocations, and
@@ -58,6 +63,13 @@ std::vector<std::string> inferShapes(Model& m, bool symbolic) {
     exportToProto(m, mp);
     // Drop stale intermediate types so inference recomputes them after a rewrite.
     mp.mutable_graph()->clear_value_info();
+    if (keep)
+        for (ValueId v : m.graph.valueIds())
+            if (keep(v) && m.graph.value(v).type.known()) {
+                auto* vi = mp.mutable_graph()->add_value_info();
+                vi->set_name(m.graph.value(v).name);
+                typeToProto(m.graph.value(v).type, *vi->mutable_type());
+            }
     if (auto hazard = findRankHazard(mp.graph())) {
         warnings.push_back("shape inference skipped: " + *hazard);
         return warnings;
@@ -81,6 +93,37 @@ std::vector<std::string> inferShapes(Model& m, bool symbolic) {
     if (symbolic)
         for (auto& w : shape::refineShapesSymbolically(m)) warnings.push_back(std::move(w));
     return warnings;
+}
+
+}  // namespace
+
+std::vector<std::string> inferShapes(Model& m, bool symbolic) { return inferShapesKeeping(m, symbolic, {}); }
+
+namespace {
+bool onnxDomain(const std::string& d) { return d.empty() || d == "ai.onnx" || d == "ai.onnx.ml"; }
+
+/// Forgets the dims of values computed by ONNX-domain nodes (a contrib op's outputs keep theirs:
+/// ONNX Runtime has the contrib schemas libonnx lacks).
+void forgetComputedShapes(Graph& g) {
+    for (ValueId v : g.valueIds()) {
+        Value& val = g.value(v);
+        if (val.producer != kNone && onnxDomain(g.node(val.producer).domain)) val.type.shape.reset();
+    }
+    for (NodeId n : g.nodesWithSubgraphs())
+        for (auto& a : g.node(n).attributes) {
+            if (a.g) forgetComputedShapes(*a.g);
+            for (auto& sub : a.graphs) forgetComputedShapes(*sub);
+        }
+}
+}  // namespace
+
+std::vector<std::string> resetToOnnxInferredShapes(Model& m) {
+    forgetComputedShapes(m.graph);
+    const Graph& g = m.graph;
+    return inferShapesKeeping(m, /*symbolic=*/false, [&g](ValueId v) {
+        const NodeId p = g.value(v).producer;
+        return p != kNone && !onnxDomain(g.node(p).domain);
+    });
 }
 
 std::optional<std::unordered_map<std::string, TypeInfo>> libonnxTypesWithPins(

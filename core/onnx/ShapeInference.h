@@ -16,6 +16,13 @@ namespace passlens::onnxio {
 /// with core/shape's engine (dims libonnx leaves unknown: shape arithmetic on symbols).
 std::vector<std::string> inferShapes(ir::Model& m, bool symbolic = true);
 
+/// The value types ONNX Runtime's graph holds for `m`: every value a node computes (subgraphs too)
+/// forgets its dims and gets them again from libonnx's inference alone, without data propagation
+/// and without the symbolic engine, as ONNX Runtime's Graph::Resolve infers them (it implements no
+/// partial data propagation: a Reshape to a computed target has no shape there). Element types
+/// stay, and so do the types of contrib ops' outputs (ONNX Runtime has the schemas libonnx lacks).
+std::vector<std::string> resetToOnnxInferredShapes(ir::Model& m);
+
 /// libonnx's inference alone (no symbolic refinement, no data propagation) on an export of `m`
 /// whose value_info is only `pinned` (value name → type): the types it gives the top-level
 /// graph's values and outputs, by name. nullopt when libonnx throws. Leaves `m` as it is.

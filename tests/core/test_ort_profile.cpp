@@ -19,6 +19,7 @@
 #include "examples/Builder.h"
 #include "onnx/Import.h"
 #include "passes/PassManager.h"
+#include "passes/match/Match.h"
 #include "passes/onnxruntime/OrtPasses.h"
 
 using namespace passlens;
@@ -640,4 +641,132 @@ TEST(OrtProfile, FastGeluFusionBothFormulas) {
     const PassResult r = run("ort-fast-gelu", tapped);
     EXPECT_EQ(opCounts(tapped.graph)["FastGelu"], 0);
     EXPECT_TRUE(test::hasRemark(r, RemarkKind::Missed, "FastGeluFusion", "does not go into a Tanh read once"));
+}
+
+namespace {
+
+/// x [1, 3, 4, 8] → Reshape to Concat(Shape(x)[0:2], [-1]) = [1, 3, 32] (a computed target) →
+/// Transpose [0, 2, 1] → the mean-subtraction of a layer norm (ReduceMean, Sub) → (x - mean) · 1.
+/// PassLens's shape engine knows every dim after the Reshape; ONNX Runtime's inference knows none
+/// at opset < 13 (Reshape-5 has no rank inference) and the rank with later opsets.
+Model computedReshapeThenNorm(int64_t opset) {
+    GraphBuilder b("computed_reshape", opset);
+    ValueId x = b.input("x", DataType::Float, {1, 3, 4, 8});
+    ValueId shape = b.op("Shape", {x}, {}, "shape");
+    ValueId head = opset < 10 ? b.op("Slice", {shape}, {Attribute::makeInts("starts", {0}), Attribute::makeInts("ends", {2}), Attribute::makeInts("axes", {0})}, "head")
+                              : b.op("Slice", {shape, b.ints("s", {0}), b.ints("e", {2}), b.ints("a", {0})}, {}, "head");
+    ValueId target = b.op("Concat", {head, b.ints("rest", {-1})}, {Attribute::makeInt("axis", 0)}, "target");
+    ValueId r = b.op("Reshape", {x, target}, {}, "flatten");
+    ValueId t = b.op("Transpose", {r}, {perm({0, 2, 1})}, "t");
+    ValueId mean = b.op("ReduceMean", {t}, {Attribute::makeInts("axes", {-1}), Attribute::makeInt("keepdims", 1)}, "mean");
+    ValueId centered = b.op("Sub", {t, mean}, {}, "sub");
+    b.output(b.op("Mul", {centered, b.scalar("one", 1.0f)}, {}, "times_one"));
+    return b.finish();
+}
+
+}  // namespace
+
+TEST(OrtProfile, TransposeOptimizerCostUsesTheShapesOnnxRuntimeKnows) {
+    // Opset 9: the Reshape's output has no shape for ONNX Runtime, so each transposed value
+    // costs 5 and pushing the Transpose through ReduceMean gains nothing (PP-OCRv4 rec's
+    // layer norms). From opset 13 the rank is known, the keepdims 1 is counted, and it moves.
+    Model old = computedReshapeThenNorm(9);
+    ASSERT_TRUE(old.graph.value(onlyNode(old, "Transpose").outputs[0]).type.shape) << "PassLens's own engine knows the shape";
+    const PassResult r9 = run("ort-transpose-optimizer", old);
+    EXPECT_EQ(inputName(old, onlyNode(old, "ReduceMean"), 0), "t_out") << "the Transpose stays above the ReduceMean";
+    EXPECT_TRUE(missed(r9, "TransposeOptimizer", "`t` stays above `mean`: pushing it through would not reduce the transposed dims (cost 0"));
+
+    Model newer = computedReshapeThenNorm(13);
+    const Model before = newer;
+    const PassResult r13 = run("ort-transpose-optimizer", newer);
+    EXPECT_TRUE(test::hasRemark(r13, RemarkKind::Applied, "TransposeOptimizer", "pushed through `mean`"));
+    EXPECT_EQ(inputName(newer, onlyNode(newer, "ReduceMean"), 0), "flatten_out");
+    EXPECT_EQ(opCounts(newer.graph)["Transpose"], 1);
+    expectSameOutputs(before, newer);
+}
+
+TEST(OrtProfile, NoopEliminationNeedsTheShapeOnnxRuntimeKnows) {
+    // Mul by 1 goes only when ONNX Runtime knows the other input's shape (noop_elimination.cc).
+    Model old = computedReshapeThenNorm(9);
+    run("ort-level1-rules", old);
+    EXPECT_EQ(opCounts(old.graph)["Mul"], 1) << "opset 9: the Sub's output has no shape for ONNX Runtime";
+    Model newer = computedReshapeThenNorm(13);
+    const Model before = newer;
+    run("ort-level1-rules", newer);
+    EXPECT_EQ(opCounts(newer.graph)["Mul"], 0);
+    expectSameOutputs(before, newer);
+}
+
+TEST(OrtProfile, TransposeOptimizerPushesThroughSliceOne) {
+    // Opset 9 Slice takes starts/ends/axes as attributes: the Transpose moves below it, the
+    // Squeeze after it, and merges with the next Transpose (PP-OCRv4 rec's key path).
+    GraphBuilder b("slice1", 9);
+    ValueId t = b.op("Transpose", {b.input("x", DataType::Float, {2, 5, 3, 4, 6})}, {perm({2, 0, 3, 1, 4})}, "t");
+    ValueId s = b.op("Slice", {t}, {Attribute::makeInts("starts", {1}), Attribute::makeInts("ends", {2}), Attribute::makeInts("axes", {0})}, "slice");
+    ValueId k = b.op("Squeeze", {s}, {Attribute::makeInts("axes", {0})}, "squeeze");
+    b.output(b.op("Transpose", {k}, {perm({0, 1, 3, 2})}, "kt"));
+    Model m = b.finish();
+    const Model before = m;
+    run("ort-transpose-optimizer", m);
+    EXPECT_EQ(onlyNode(m, "Slice").attrInts("axes"), std::vector<int64_t>{2});
+    EXPECT_EQ(inputName(m, onlyNode(m, "Slice"), 0), "x");
+    EXPECT_EQ(opCounts(m.graph)["Transpose"], 1) << "the pushed Transpose merges with the next one";
+    expectSameOutputs(before, m);
+}
+
+TEST(OrtProfile, ReshapeFusionKeepsAConstantZeroAndOneComputedEntry) {
+    // Target Concat([0], Shape(y)[2:3], [3]): the 0 copies x's dim, the one-element entry is -1.
+    GraphBuilder b("reshape_zero", 13);
+    ValueId x = b.input("x", DataType::Float, {2, 3, 4});
+    ValueId y = b.input("y", DataType::Float, {5, 6, 4});
+    ValueId dim = b.op("Slice", {b.op("Shape", {y}, {}, "shape"), b.ints("s", {2}), b.ints("e", {3})}, {}, "dim");
+    ValueId target = b.op("Concat", {b.ints("zero", {0}), dim, b.ints("three", {3})}, {Attribute::makeInt("axis", 0)}, "target");
+    b.output(b.op("Reshape", {x, target}, {}, "reshape"));
+    Model m = b.finish();
+    const Model before = m;
+    const PassResult r = run("ort-reshape-fusion", m);
+    const TensorPtr t = match::constantOf(m.graph, onlyNode(m, "Reshape").inputs[1]);
+    ASSERT_TRUE(t) << "the target is a constant";
+    EXPECT_EQ(std::vector<int64_t>(t->as<int64_t>(), t->as<int64_t>() + t->elementCount()), (std::vector<int64_t>{0, -1, 3}));
+    EXPECT_TRUE(test::hasRemark(r, RemarkKind::Applied, "ReshapeFusion", "[0, -1, 3]"));
+    expectSameOutputs(before, m);
+
+    // Two entries that are not constants: only one may be -1.
+    GraphBuilder b2("reshape_two", 13);
+    ValueId x2 = b2.input("x", DataType::Float, {2, 3, 4});
+    ValueId y2 = b2.input("y", DataType::Float, {5, 3, 4});
+    ValueId shape2 = b2.op("Shape", {y2}, {}, "shape");
+    ValueId d1 = b2.op("Slice", {shape2, b2.ints("s1", {1}), b2.ints("e1", {2})}, {}, "d1");
+    ValueId d2 = b2.op("Slice", {shape2, b2.ints("s2", {2}), b2.ints("e2", {3})}, {}, "d2");
+    ValueId target2 = b2.op("Concat", {b2.ints("two", {2}), d1, d2}, {Attribute::makeInt("axis", 0)}, "target");
+    b2.output(b2.op("Reshape", {x2, target2}, {}, "reshape"));
+    Model m2 = b2.finish();
+    const PassResult r2 = run("ort-reshape-fusion", m2);
+    EXPECT_EQ(opCounts(m2.graph)["Concat"], 1);
+    EXPECT_TRUE(missed(r2, "ReshapeFusion", "2 of its entries are neither a constant nor the input's dim"));
+}
+
+TEST(OrtProfile, LoopBodyReadsOuterScopeShapesAndConstants) {
+    // scripted_rnn_loop's body: MatMul(h, W) + Add with W an initializer of the main graph (its
+    // shape is the outer NodeArg's) becomes Gemm, and the Identity returning the main graph's
+    // constant condition is folded into the body's own initializer, as ONNX Runtime does.
+    Model m = onnxio::importModelFile(std::string(PASSLENS_FIXTURES_DIR) + "/scripted_rnn_loop_static.onnx");
+    const Model before = m;
+    auto bodyOf = [](const Model& model) -> const Graph& {
+        for (NodeId n : model.graph.nodeOrder())
+            if (model.graph.node(n).opType == "Loop") return *model.graph.node(n).attr("body")->g;
+        throw std::runtime_error("no Loop");
+    };
+    ASSERT_EQ(opCounts(bodyOf(m))["MatMul"], 1);
+    ASSERT_EQ(opCounts(bodyOf(m))["Identity"], 1);
+    PassManager pm;
+    for (const auto& p : ort::profilePipeline(Level::Basic)) pm.addPass(p);
+    PipelineOptions options;
+    options.keepSnapshots = false;
+    pm.run(m, options);
+    const Graph& after = bodyOf(m);
+    EXPECT_EQ(opCounts(after)["MatMul"], 0);
+    EXPECT_EQ(opCounts(after)["Gemm"], 2);
+    EXPECT_EQ(opCounts(after)["Identity"], 0);
+    expectSameOutputs(before, m);
 }

@@ -60,6 +60,18 @@ std::vector<RewriteRule> level1Rules() {
         rw.foldToConstant(out, t, q(g, n) + " is an initializer once ONNX Runtime loads the model");
         return true;
     }});
+    rules.push_back({"ConstantFolding", {"Identity"}, "", [](Rewriter& rw, NodeId n) {
+        // ConstantFolding reads an enclosing graph's initializers too (IsConstantInitializer with
+        // check_outer_scope): a subgraph's Identity of one becomes the subgraph's own initializer,
+        // also when it is the subgraph's output, where EliminateIdentity cannot remove it.
+        const Graph& g = rw.graph();
+        const TensorPtr t = outerScopeConstant(rw.model(), g, g.node(n).inputs[0]);
+        if (!t) return false;
+        const std::string what = q(g, n) + " copies " + qv(g, g.node(n).inputs[0]) + ", a constant of the enclosing graph";
+        const ValueId folded = rw.foldToConstant(g.node(n).outputs[0], t, what);
+        rw.applied({}, "ConstantFolding: " + what + ": " + qv(g, folded) + " is an initializer");
+        return true;
+    }});
     rules.push_back({"EliminateIdentity", {"Identity"}, "", [](Rewriter& rw, NodeId n) {
         return bypass(rw, n, "Identity forwards its input");
     }});

@@ -13,6 +13,7 @@ using namespace passlens::ir;
 
 void OrtPass::runImpl(PassContext& ctx) const {
     const int64_t opset = pattern::defaultOpset(ctx.model());
+    OrtShapeScope shapes(ctx.model());
     ctx.forEachGraph([&](Rewriter& rw) { run_(rw, opset); });
 }
 
@@ -103,7 +104,10 @@ void repeatLevel(Rewriter& rw, int64_t opset, Level level) {
     const QuietRefusals quiet;
     for (int step = 1; step < kMaxSteps; ++step) {
         const size_t before = fingerprint(rw.graph());
-        for (const auto& run : runs) run(rw, opset);
+        for (const auto& run : runs) {
+            OrtShapeScope shapes(rw.model());  // ONNX Runtime resolves the graph between transformers
+            run(rw, opset);
+        }
         if (fingerprint(rw.graph()) == before) break;
     }
 }

@@ -3,7 +3,9 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <functional>
 
+#include "onnx/ShapeInference.h"
 #include "passes/match/Match.h"
 
 namespace passlens::passes::ort {
@@ -13,7 +15,110 @@ using namespace passlens::ir;
 namespace {
 // Per thread: passes of different pipelines may run on other threads (the app's workers).
 thread_local bool quietRefusals = false;
+thread_local OrtShapeScope* activeShapes = nullptr;
+
+/// Pairs each graph of `original` with the same graph of its copy (same node ids, same
+/// attributes), enclosing graphs first.
+void pairGraphs(const Graph& original, const Graph& copy, const std::function<void(const Graph&, const Graph&)>& f) {
+    f(original, copy);
+    for (NodeId n : original.nodesWithSubgraphs()) {
+        if (!copy.hasNode(n)) continue;
+        const auto& a = original.node(n).attributes;
+        const auto& b = copy.node(n).attributes;
+        for (size_t i = 0; i < a.size() && i < b.size(); ++i) {
+            if (a[i].g && b[i].g) pairGraphs(*a[i].g, *b[i].g, f);
+            for (size_t k = 0; k < a[i].graphs.size() && k < b[i].graphs.size(); ++k) pairGraphs(*a[i].graphs[k], *b[i].graphs[k], f);
+        }
+    }
+}
+
+/// The graphs from `root` down to `target` (both included); empty when `target` is not inside.
+bool pathTo(const Graph& root, const Graph& target, std::vector<const Graph*>& path) {
+    path.push_back(&root);
+    if (&root == &target) return true;
+    for (NodeId n : root.nodesWithSubgraphs())
+        for (const auto& a : root.node(n).attributes) {
+            if (a.g && pathTo(*a.g, target, path)) return true;
+            for (const auto& sub : a.graphs)
+                if (pathTo(*sub, target, path)) return true;
+        }
+    path.pop_back();
+    return false;
+}
 }  // namespace
+
+OrtShapeScope::OrtShapeScope(const Model& model) : model_(model), previous_(activeShapes) { activeShapes = this; }
+OrtShapeScope::~OrtShapeScope() { activeShapes = previous_; }
+
+void OrtShapeScope::compute() {
+    computed_ = true;
+    Model copy = model_;
+    onnxio::resetToOnnxInferredShapes(copy);
+    const int64_t opset = model_.opsetFor("");
+    pairGraphs(model_.graph, copy.graph, [&](const Graph& original, const Graph& inferred) {
+        auto& out = shapes_[&original];
+        out.resize(original.valueIdLimit());
+        for (ValueId v : original.valueIds())
+            if (inferred.hasValue(v)) out[v] = inferred.value(v).type.shape;
+        // A subgraph reads an enclosing graph's value through the same NodeArg, shape included.
+        for (ValueId v : original.valueIds())
+            if (original.value(v).isOuterScope) out[v] = shapeOf(model_, original, v);
+        // libonnx 1.12 leaves some shapes unknown that the newer ONNX inside ONNX Runtime 1.30
+        // infers (the rank of a Slice or Squeeze of computed sizes, and the dims after it); for
+        // those the type stands in. Not for what follows a Reshape-5 (opset < 13) to a computed
+        // target: its inference gives no shape at all, in both.
+        std::vector<bool> noShape(original.valueIdLimit(), false);
+        for (NodeId n : inferred.nodeOrder()) {
+            const Node& node = inferred.node(n);
+            bool tainted = isOp(inferred, n, "Reshape") && opset < 13 && node.inputs.size() > 1 &&
+                           !match::constantOf(inferred, node.inputs[1]);
+            for (ValueId in : node.inputs) tainted = tainted || (in != kNone && in < noShape.size() && noShape[in]);
+            for (ValueId o : node.outputs) {
+                if (o == kNone || !original.hasValue(o) || inferred.value(o).type.shape) continue;
+                noShape[o] = tainted;
+                if (!tainted) out[o] = original.value(o).type.shape;
+            }
+        }
+    });
+}
+
+TensorPtr outerScopeConstant(const Model& m, const Graph& g, ValueId v) {
+    if (v == kNone || !g.hasValue(v) || !g.value(v).isOuterScope) return nullptr;
+    std::vector<const Graph*> path;
+    if (!pathTo(m.graph, g, path)) return nullptr;
+    const std::string& name = g.value(v).name;
+    for (size_t i = path.size() - 1; i-- > 0;) {
+        const Graph& outer = *path[i];
+        auto found = outer.findValue(name);
+        if (!found) continue;
+        const Value& val = outer.value(*found);
+        if (val.isOuterScope) continue;
+        // Constant nodes are initializers once ONNX Runtime has loaded the model.
+        if (isOp(outer, val.producer, "Constant")) return match::constantOf(outer, *found);
+        return val.initializer && !val.isGraphInput ? val.initializer : nullptr;
+    }
+    return nullptr;
+}
+
+std::optional<Shape> shapeOf(const Model& m, const Graph& g, ValueId v) {
+    if (v == kNone || !g.hasValue(v)) return std::nullopt;
+    if (!g.value(v).isOuterScope) return shapeOf(g, v);
+    std::vector<const Graph*> path;
+    if (!pathTo(m.graph, g, path)) return std::nullopt;
+    const std::string& name = g.value(v).name;
+    for (size_t i = path.size() - 1; i-- > 0;) {
+        auto found = path[i]->findValue(name);
+        if (found && !path[i]->value(*found).isOuterScope) return shapeOf(*path[i], *found);
+    }
+    return g.value(v).type.shape;
+}
+
+std::optional<std::optional<Shape>> OrtShapeScope::lookup(const Graph& g, ValueId v) {
+    if (!computed_) compute();
+    auto it = shapes_.find(&g);
+    if (it == shapes_.end() || v >= it->second.size()) return std::nullopt;
+    return it->second[v];
+}
 
 QuietRefusals::QuietRefusals() : previous_(quietRefusals) { quietRefusals = true; }
 QuietRefusals::~QuietRefusals() { quietRefusals = previous_; }
@@ -59,6 +164,8 @@ std::optional<Shape> shapeOf(const Graph& g, ValueId v) {
         for (int64_t d : c->dims) s.dims.push_back(Dim::of(d));
         return s;
     }
+    if (activeShapes)
+        if (auto known = activeShapes->lookup(g, v)) return *known;
     return g.value(v).type.shape;
 }
 

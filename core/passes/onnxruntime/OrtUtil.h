@@ -3,6 +3,7 @@
 // `onnxruntime` profile reads like the ONNX Runtime source it reproduces (GetOutputEdgesCount,
 // NodeProducesGraphOutput, GetConstantInitializer, optimizer_utils::IsScalar, ...), and the words
 // every refusal uses to name the node and the edge.
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -38,8 +39,44 @@ bool elemTypeIn(const ir::Graph& g, ir::ValueId v, const std::vector<ir::DataTyp
 bool inputsTypedIn(const ir::Graph& g, ir::NodeId n, const std::vector<ir::DataType>& types);
 /// The only reader of `n`'s output when it is an `opType` node, else kNone.
 ir::NodeId soleReader(const ir::Graph& g, ir::NodeId n, const std::string& opType);
-/// The known dims of `v` (nullopt when the rank is unknown).
+/// NodeArg::Shape(): the dims of `v` as ONNX Runtime's graph knows them (nullopt when the rank is
+/// unknown): a constant's own dims; inside an OrtShapeScope, what ONNX shape inference alone gives
+/// (see there); otherwise the value's type.
 std::optional<ir::Shape> shapeOf(const ir::Graph& g, ir::ValueId v);
+
+/// shapeOf for a value of any graph of `m`: an outer-scope value of a subgraph has the shape of
+/// the enclosing graph's value of that name (they are one NodeArg in ONNX Runtime).
+std::optional<ir::Shape> shapeOf(const ir::Model& m, const ir::Graph& g, ir::ValueId v);
+/// IsConstantInitializer(check_outer_scope): the tensor of an enclosing graph's initializer (or
+/// Constant node: an initializer once ONNX Runtime loads the model) that subgraph `g` reads as
+/// `v`; null otherwise.
+ir::TensorPtr outerScopeConstant(const ir::Model& m, const ir::Graph& g, ir::ValueId v);
+
+/// While alive, shapeOf() answers with the shapes ONNX Runtime's graph holds for `model`: ONNX
+/// Runtime resolves a graph with ONNX's inference functions and no partial data propagation, so a
+/// Reshape to a computed target has no shape there even where PassLens's symbolic engine knows
+/// every dim, and the transformers that read shapes (TransposeOptimizer's cost, NoopElimination,
+/// ReshapeFusion, ...) decide on less. Computed on the first shapeOf() call (libonnx's inference
+/// on a copy of the model, onnxio::resetToOnnxInferredShapes), once per transformer: ONNX Runtime
+/// resolves the graph between transformers. Values created after that keep their own types.
+class OrtShapeScope {
+public:
+    explicit OrtShapeScope(const ir::Model& model);
+    ~OrtShapeScope();
+    OrtShapeScope(const OrtShapeScope&) = delete;
+    OrtShapeScope& operator=(const OrtShapeScope&) = delete;
+
+    /// The shape ONNX Runtime knows for `v` of `g`; nullopt when the scope has no answer (a value
+    /// newer than the inference, a graph outside the model), std::optional<Shape>{} when unknown.
+    std::optional<std::optional<ir::Shape>> lookup(const ir::Graph& g, ir::ValueId v);
+
+private:
+    void compute();
+    const ir::Model& model_;
+    bool computed_ = false;
+    std::map<const ir::Graph*, std::vector<std::optional<std::optional<ir::Shape>>>> shapes_;
+    OrtShapeScope* previous_;
+};
 
 /// "`/ln_2/Add`": a node as refusals name it.
 std::string q(const ir::Graph& g, ir::NodeId n);

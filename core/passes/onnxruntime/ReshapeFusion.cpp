@@ -2,11 +2,10 @@
 // contiguous Reshapes (each read only by the next) whose final shape is fully known become one
 // Reshape to that shape (FuseContiguousReshapes), and a Reshape whose target is a Concat of
 // constants and Shape chains becomes a Reshape to a constant target (Fuse_Subgraph): an entry
-// Unsqueeze(Gather(Shape(r), k)) at position k, with r's dim k the input's (the same value or the
-// same graph-input symbol), becomes 0, a nonzero constant stays, and one more entry of one
-// element becomes -1; the chain is left to dead-code removal.
+// Unsqueeze(Gather(Shape(r), k)) at position k, with r the input or of the input's shape, becomes
+// 0, a constant stays as it is (a 0 in it too), and one more entry whose shape says one element
+// becomes -1; the chain is left to dead-code removal. Shapes are ONNX Runtime's (OrtShapeScope).
 #include "ir/IntsText.h"
-#include "passes/ShapeChain.h"
 #include "passes/layout/TransposeUtil.h"
 #include "passes/match/Match.h"
 #include "passes/onnxruntime/OrtPasses.h"
@@ -46,20 +45,27 @@ bool fuseContiguous(Rewriter& rw, NodeId second) {
     return true;
 }
 
-/// Dim `k` of `source` is dim `k` of `x` as ONNX Runtime's shape inference sees it: the same
-/// value, or both dims carry the same symbol of a graph input (which inference propagates);
-/// symbols PassLens's own shape engine derives (data-dependent sizes) are not ONNX Runtime's.
-bool sameDimForOrt(const Graph& g, ValueId source, ValueId x, size_t k) {
+/// Match_Shape: the Shape reads the Reshape's input itself, or a value whose shape ONNX Runtime
+/// knows to be the input's (CompareShape: the same rank, each dim the same number or symbol).
+bool sameShapeForOrt(const Graph& g, ValueId source, ValueId x) {
     if (source == x) return true;
-    auto a = dimOf(g, source, k), b = dimOf(g, x, k);
-    if (!a || !b || a->param.empty() || a->param != b->param) return false;
-    for (ValueId in : g.inputs()) {
-        const TypeInfo& t = g.value(in).type;
-        if (!t.shape) continue;
-        for (const Dim& d : t.shape->dims)
-            if (d.param == a->param) return true;
+    auto a = shapeOf(g, source), b = shapeOf(g, x);
+    if (!a || !b || a->rank() != b->rank()) return false;
+    for (size_t i = 0; i < a->rank(); ++i) {
+        const Dim &da = a->dims[i], &db = b->dims[i];
+        const bool same = (da.isStatic() && db.isStatic() && *da.value == *db.value) || (!da.param.empty() && da.param == db.param);
+        if (!same) return false;
     }
-    return false;
+    return true;
+}
+
+/// Is_One_Element_Input: ONNX Runtime's shape of `v` is known and holds one element.
+bool oneElement(const Graph& g, ValueId v) {
+    auto s = shapeOf(g, v);
+    if (!s || !s->isStatic()) return false;
+    int64_t n = 1;
+    for (int64_t d : s->staticDims()) n *= d;
+    return n == 1;
 }
 
 bool fuseShapeSubgraph(Rewriter& rw, NodeId reshapeId) {
@@ -76,11 +82,7 @@ bool fuseShapeSubgraph(Rewriter& rw, NodeId reshapeId) {
         if (const TensorPtr c = match::constantOf(g, piece)) {
             auto values = layoututil::intValues(*c);
             if (!values) return false;
-            for (int64_t v : *values) {
-                // A constant 0 would copy the input's dim: ONNX Runtime does not take that meaning on.
-                if (v == 0) return false;
-                target.push_back(v);
-            }
+            target.insert(target.end(), values->begin(), values->end());  // a 0 keeps copying the input's dim
             continue;
         }
         // Unsqueeze(Gather(Shape(root), k)) with k this position and root's dim k the input's.
@@ -90,14 +92,13 @@ bool fuseShapeSubgraph(Rewriter& rw, NodeId reshapeId) {
         if (shape != kNone && g.node(gather).attrInt("axis", 0) == 0) {
             const TensorPtr idx = match::constantOf(g, g.node(gather).inputs[1]);
             auto k = idx && idx->elementCount() == 1 ? layoututil::intValues(*idx) : std::nullopt;
-            if (k && (*k)[0] == int64_t(pos) && sameDimForOrt(g, g.node(shape).inputs[0], x, pos)) {
+            if (k && (*k)[0] == int64_t(pos) && sameShapeForOrt(g, g.node(shape).inputs[0], x)) {
                 target.push_back(0);
                 continue;
             }
         }
-        // Anything else of one element may be the one -1.
-        auto s = shapeOf(g, piece);
-        if (!s || s->rank() != 1 || !s->dims[0].isStatic() || *s->dims[0].value != 1) return false;
+        // Anything else ONNX Runtime's shapes say holds one element may be the one -1.
+        if (!oneElement(g, piece)) return false;
         target.push_back(-1);
     }
     int minusOnes = 0;

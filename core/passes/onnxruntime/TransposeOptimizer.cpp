@@ -406,8 +406,16 @@ private:
                 outPerm = unsqueezePerm(*axes, perm);
             }
             transposeFirst();
+        } else if (op == "Slice" && opset_ < 10) {
+            // Slice-1: starts, ends and axes are attributes; no axes means 0 .. len(starts) - 1.
+            std::vector<int64_t> axes = node.attrInts("axes");
+            if (!node.attr("axes"))
+                for (size_t i = 0; i < node.attrInts("starts").size(); ++i) axes.push_back(int64_t(i));
+            if (!normalizeAxes(axes, rank)) return false;
+            for (int64_t& a : axes) a = perm[size_t(a)];
+            attrs = attrsWith(node, Attribute::makeInts("axes", axes));
+            transposeFirst();
         } else if (op == "Slice") {
-            if (opset_ < 10) return false;
             std::vector<int64_t> axes;
             DataType dtype = DataType::Int64;
             if (node.inputs.size() < 4 || node.inputs[3] == kNone) {
