@@ -22,7 +22,9 @@
 #include "analysis/FusionGroups.h"
 #include "analysis/GraphHighlighter.h"
 #include "analysis/WhyNotFusedPanel.h"
+#include "examples/Builder.h"
 #include "examples/Examples.h"
+#include "pipeline/Explain.h"
 #include "graph/GraphItems.h"
 #include "graph/GraphView.h"
 #include "graph/LayoutJob.h"
@@ -231,6 +233,33 @@ private slots:
         QVERIFY(w.graphView()->selectNode(nodeNamed(g, "relu")));
         QCOMPARE(graph->styledEdgeCount(conv, tap), 0);
         QCOMPARE(graph->nodeStyle(tap), nullptr);
+    }
+
+    /// A refusal that rests on an unknown shape says so, names the value and how to give it a
+    /// size; the same graph with the shape known gets no such line.
+    void whyNotFusedSaysWhenARefusalRestsOnAnUnknownShape() {
+        auto build = [](bool otherShapeKnown) {
+            // mm is [1, 8]; the Add's other input is [rows, 8]: unless rows is 1 the Add
+            // broadcasts mm, and the group must stop there. With rows unbound nobody knows.
+            ir::GraphBuilder b("unknown_shape", 17);
+            const ir::ValueId x = b.input("x", ir::DataType::Float, {1, 8});
+            const ir::ValueId mm = b.op("MatMul", {x, b.constant("w", ir::floatTensor({8, 8}, std::vector<float>(64, 0.5f)))}, {}, "mm");
+            const ir::ValueId other = b.inputSymbolic("other", ir::DataType::Float,
+                                                      {otherShapeKnown ? ir::Dim::of(1) : ir::Dim::symbol("rows"), ir::Dim::of(8)});
+            b.output(b.op("Relu", {b.op("Add", {mm, other}, {}, "add")}, {}, "relu"));
+            return b.finish();
+        };
+        const QString note = "rests on an unknown shape";
+        ir::Model unknown = build(false);
+        const auto e = analysis::explainNode(unknown, *unknown.graph.findNode("mm"));
+        QVERIFY(!e.nodes.empty());
+        const QString html = WhyNotFusedPanel::explanationHtml(unknown.graph, e.nodes[0], e.warnings, "");
+        QVERIFY2(html.contains(note) && html.contains("Dims field"), qPrintable(html));
+        QVERIFY2(html.contains("rows"), qPrintable(html));
+        ir::Model known = build(true);
+        const auto k = analysis::explainNode(known, *known.graph.findNode("mm"));
+        QVERIFY(!k.nodes.empty());
+        QVERIFY(!WhyNotFusedPanel::explanationHtml(known.graph, k.nodes[0], k.warnings, "").contains(note));
     }
 
     void whyNotFusedRunsThePassesOncePerModelOrReadsTheStepper() {

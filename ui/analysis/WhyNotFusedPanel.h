@@ -39,6 +39,10 @@ public:
     QString summaryText() const;
     /// Selects list entry `row` (the first refused one is selected when a result arrives).
     void selectConsideration(int row);
+    /// The explanation as wrapped HTML: the answer first, then one section per kind of fusion
+    /// (TVM-style groups, pattern rewrites, onnxruntime transformers).
+    static QString explanationHtml(const ir::Graph& g, const analysis::NodeExplanation& e,
+                                   const std::vector<std::string>& warnings, const std::string& remarksSource);
 
 signals:
     /// An explanation is on screen.
@@ -59,10 +63,6 @@ private:
         QString error;
     };
     void onFinished(Result r);
-    /// The explanation as wrapped HTML: the answer first, then one section per kind of fusion
-    /// (TVM-style groups, pattern rewrites, onnxruntime transformers).
-    static QString explanationHtml(const ir::Graph& g, const analysis::NodeExplanation& e,
-                                   const std::vector<std::string>& warnings, const std::string& remarksSource);
     void onRowChanged(int row);
 
     QLabel* title_;
