@@ -21,6 +21,7 @@
 #include "memory/MemoryPlan.h"
 #include "memory/MemoryView.h"
 #include "onnx/Import.h"
+#include "onnx/ShapeInference.h"
 #include "passes/PassManager.h"
 #include "schedule/GraphSchedule.h"
 
@@ -270,6 +271,23 @@ private slots:
         QCOMPARE(shown->lowerBoundBytes, run.peakLiveBytes);
         QVERIFY(shown->lowerBoundBytes < modelOrderBound);
         QCOMPARE(view.lifetimeChart()->drawnItemCount(), static_cast<int>(shown->lifetimes.size()));
+    }
+
+    /// A symbolic input dim nobody set is planned at 1, as `passlens-cli memplan` does, so every
+    /// value of the ViT export is counted (the attention tensors included) and the view says so;
+    /// with the dim pinned nothing is assumed.
+    void unsetSymbolicDimsArePlannedAtOne() {
+        const auto m = onnxio::importModelFile(std::string(PASSLENS_FIXTURES_DIR) + "/vit_tiny_dynamic.onnx");
+        const auto s = ui::planSnapshot(m, m.graph, "best", "", "model");
+        QVERIFY2(s.primary, qPrintable(s.error));
+        QCOMPARE(s.assumedDims, QStringList{"batch=1"});
+        QVERIFY2(s.primary->unknownSizeValues.empty(), qPrintable(QString::number(s.primary->unknownSizeValues.size())));
+        auto pinned = m;
+        onnxio::pinDims(pinned, {{"batch", 2}});
+        onnxio::inferShapes(pinned);
+        const auto p = ui::planSnapshot(pinned, pinned.graph, "best", "", "model");
+        QVERIFY(p.primary && p.assumedDims.isEmpty());
+        QVERIFY(p.primary->arenaBytes > s.primary->arenaBytes);  // twice the batch, more bytes
     }
 
     void unknownPlannerIsAnErrorNotACrash() {

@@ -60,12 +60,13 @@ void MemoryChartWidget::clear() {
     update();
 }
 
-QString MemoryChartWidget::chartTitle() const {
-    QString what = kind_ == Kind::Arena      ? "Arena: buffers over steps (shared memory = same band)"
-                   : kind_ == Kind::Lifetime ? "Tensor lifetimes over the schedule"
-                                             : "Live bytes per step";
-    return title_.isEmpty() ? what : title_ + " — " + what;
+QString MemoryChartWidget::chartSubject() const {
+    return kind_ == Kind::Arena      ? "Arena: buffers over steps (shared memory = same band)"
+           : kind_ == Kind::Lifetime ? "Tensor lifetimes over the schedule"
+                                     : "Live bytes per step";
 }
+
+QString MemoryChartWidget::chartTitle() const { return title_.isEmpty() ? chartSubject() : title_ + " — " + chartSubject(); }
 
 plot::PlotArea MemoryChartWidget::plotArea(const QRectF& b) const {
     return {b.left() + kLeft, b.top() + kTop, std::max(10.0, b.width() - kLeft - kRight),
@@ -99,8 +100,14 @@ void MemoryChartWidget::paintChart(QPainter& p, const QRectF& bounds) const {
     titleFont.setPointSizeF(titleFont.pointSizeF() + 1);
     p.setFont(titleFont);
     p.setPen(QColor(30, 30, 30));
-    p.drawText(QRectF(bounds.left() + 8, bounds.top() + 4, bounds.width() - 16, 22), Qt::AlignLeft | Qt::AlignVCenter,
-               p.fontMetrics().elidedText(chartTitle(), Qt::ElideMiddle, static_cast<int>(bounds.width() - 16)));
+    // Narrow (three charts side by side in a docked pane): the chart's short name after whose
+    // plan it is (two planners' charts must stay apart), rather than a title cut in the middle.
+    const int room = static_cast<int>(bounds.width() - 16);
+    const QString shortSubject = kind_ == Kind::Arena ? "arena" : kind_ == Kind::Lifetime ? "lifetimes" : "live bytes";
+    QString title = chartTitle();
+    if (p.fontMetrics().horizontalAdvance(title) > room)
+        title = p.fontMetrics().elidedText(title_.isEmpty() ? chartSubject() : title_ + " — " + shortSubject, Qt::ElideMiddle, room);
+    p.drawText(QRectF(bounds.left() + 8, bounds.top() + 4, bounds.width() - 16, 22), Qt::AlignLeft | Qt::AlignVCenter, title);
     p.setFont(base);
     if (!plan_) {
         p.setPen(QColor(120, 120, 120));

@@ -27,6 +27,7 @@ public:
     Kind kind() const { return kind_; }
     const memory::MemoryPlan* plan() const { return plan_.get(); }
     QString chartTitle() const;
+    QString chartSubject() const;  ///< what the chart shows, without whose plan
 
     /// Paints the whole chart (title, legend, axes, data) into `bounds`.
     void paintChart(QPainter& p, const QRectF& bounds) const;

@@ -17,19 +17,31 @@
 #include "autodiff/TrainingMemory.h"
 #include "ir/Error.h"
 #include "memory/BufferTableModel.h"
+#include "eval/Interpreter.h"
 #include "memory/BytesText.h"
 #include "memory/MemoryChartWidget.h"
 #include "memory/SchedulesPanel.h"
 #include "memory/TrainingMemoryPanel.h"
+#include "report/Memplan.h"
 #include "schedule/GraphSchedule.h"
 #include "schedule/Schedulers.h"
 
 namespace passlens::ui {
 
-PlanSnapshot planSnapshot(const ir::Model& model, const ir::Graph& graph, const QString& primary, const QString& compare,
+PlanSnapshot planSnapshot(const ir::Model& shownModel, const ir::Graph& shownGraph, const QString& primary, const QString& compare,
                           const QString& schedule) {
     PlanSnapshot s;
     try {
+        // Symbolic input dims the user did not set (Dims field) are planned at 1, like the CLI,
+        // so every value is counted; the view says which it assumed. Bodies plan as they are.
+        std::optional<ir::Model> pinned;
+        if (&shownGraph == &shownModel.graph && !eval::unpinnedDims(shownModel, {}).empty()) {
+            pinned.emplace(shownModel);
+            for (const auto& [name, value] : report::pinUnpinnedDims(*pinned, {}))
+                s.assumedDims << QString::fromStdString(name) + "=" + QString::number(value);
+        }
+        const ir::Model& model = pinned ? *pinned : shownModel;
+        const ir::Graph& graph = pinned ? pinned->graph : shownGraph;
         memory::PlanOptions o;
         o.planner = primary.toStdString();
         if (schedule == "model" || schedule == "memory") {
@@ -261,10 +273,12 @@ void MemoryView::setData(const PlanSnapshot& s) {
     }
     buffers_->setPlan(s.primary);
     totals_->setText(totalsText());
-    status_->setText(s.primary->unknownSizeValues.empty()
-                         ? QString()
-                         : QString("%1 values of unknown size are left out (pin symbolic dims)")
-                               .arg(s.primary->unknownSizeValues.size()));
+    QStringList notes;
+    if (!s.assumedDims.isEmpty())
+        notes << QString("planned at %1 (not set: give sizes in the Dims field)").arg(s.assumedDims.join(", "));
+    if (!s.primary->unknownSizeValues.empty())
+        notes << QString("%1 values of unknown size are left out").arg(s.primary->unknownSizeValues.size());
+    status_->setText(notes.join(" · "));
     emit planReady();
 }
 

@@ -34,6 +34,8 @@ struct PlanSnapshot {
     std::shared_ptr<const memory::MemoryPlan> primary;
     std::shared_ptr<const memory::MemoryPlan> compare;  ///< null when not comparing
     QString error;                                      ///< non-empty when planning failed
+    /// Symbolic input dims nobody set, planned at 1 as `passlens-cli memplan` does ("batch=1").
+    QStringList assumedDims;
 };
 
 /// Runs the planners for a graph (any thread). Never throws: errors land in PlanSnapshot::error.
