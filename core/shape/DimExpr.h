@@ -43,8 +43,11 @@ public:
     /// Value at a binding of the symbols; nullopt when a symbol is unbound, a division is by zero
     /// or the arithmetic overflows.
     std::optional<int64_t> evaluate(const Bindings& b) const;
-    /// A proven lower bound over all bindings with symbols >= 1, when one is found.
+    /// A proven lower bound over all bindings with symbols >= 1, when one is found (interval
+    /// arithmetic over the terms, narrowed by case analysis on Min/Max atoms).
     std::optional<int64_t> lowerBound() const;
+    /// A proven upper bound over all bindings with symbols >= 1, when one is found.
+    std::optional<int64_t> upperBound() const;
     void collectSymbols(std::set<std::string>& out) const;
     std::string toString() const;
 
