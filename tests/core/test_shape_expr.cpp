@@ -302,6 +302,27 @@ TEST(ShapeExpr, SlicesAroundAShiftAddBackToTheWholeDim) {
     EXPECT_EQ(max(f, min(f, padded)), f);
 }
 
+TEST(ShapeExpr, SwinStagesStartAgainFromTheUnpaddedSize) {
+    // torchvision's Swin-T per stage: pad to a multiple of 7, cut around the shift of 3, crop back
+    // to the unpadded size, then (stages 1-3) patch merging halves it (pad to even, every second row). Before
+    // the range rules the crop stayed a Max/Min tree that doubled per stage and passed the size cap
+    // at stage 2 of 4; now each crop is the stage's input size again.
+    DimExpr f = floorDiv(sym("height"), k(4));
+    for (int stage = 0; stage < 4; ++stage) {
+        DimExpr padded = f + mod(-f, k(7));
+        DimExpr tail = max(k(0), padded - k(3));
+        DimExpr head = max(k(0), padded - tail);
+        DimExpr cropped = max(f, min(f, head + tail));
+        ASSERT_EQ(cropped, f) << "stage " << stage << ": " << cropped.toString();
+        if (stage < 3) f = floorDiv(cropped + mod(cropped, k(2)) + k(1), k(2));  // no merge after the last
+    }
+    // Patch merging still writes its size twice per stage (f and Mod(f, 2)): 8 copies after three.
+    EXPECT_LT(f.toString().size(), 400u) << f.toString();
+    EXPECT_EQ(f.evaluate({{"height", 224}}), 7);
+    EXPECT_EQ(f.evaluate({{"height", 200}}), 7);
+    EXPECT_EQ(f.evaluate({{"height", 101}}), 4);
+}
+
 TEST(ShapeExpr, FloorAndModInsideOneBlockFold) {
     DimExpr h = sym("h"), w = sym("w");
     DimExpr m3 = mod(h, k(3));  // in [0, 2]
