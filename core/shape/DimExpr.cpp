@@ -26,6 +26,7 @@ struct ExprNode {
     Kind kind = Kind::Poly;
     uint64_t id = 0;
     std::string name;             ///< Symbol
+    int64_t symbolFloor = 1;      ///< Symbol: its smallest value (1 for an input dim, 0 for a data-dependent size)
     std::vector<Term> terms;      ///< Poly, sorted; empty = 0
     const ExprNode* a = nullptr;  ///< FloorDiv/Mod/Min/Max operands (always Polys)
     const ExprNode* b = nullptr;
@@ -149,7 +150,7 @@ Interval mulInterval(const Interval& x, const Interval& y) {
 /// The interval of a node from its operands' stored intervals.
 Interval directInterval(const ExprNode& n) {
     switch (n.kind) {
-    case Kind::Symbol: return {1, std::nullopt};
+    case Kind::Symbol: return {n.symbolFloor, std::nullopt};
     case Kind::Poly: {
         Interval sum{0, 0};
         for (const auto& t : n.terms) {
@@ -240,7 +241,10 @@ private:
     static std::string keyOf(const ExprNode& n) {
         std::string k = std::to_string(static_cast<int>(n.kind)) + ":";
         switch (n.kind) {
-        case Kind::Symbol: k += n.name; break;
+        case Kind::Symbol:
+            k += n.name;
+            if (n.symbolFloor != 1) k += "#" + std::to_string(n.symbolFloor);
+            break;
         case Kind::Poly:
             for (const auto& t : n.terms) {
                 k += std::to_string(t.coef);
@@ -463,10 +467,11 @@ DimExpr DimExpr::constant(int64_t v) {
     return DimExpr(makePoly({t}));
 }
 
-DimExpr DimExpr::symbol(std::string_view name) {
+DimExpr DimExpr::symbol(std::string_view name, int64_t atLeast) {
     ExprNode n;
     n.kind = Kind::Symbol;
     n.name = std::string(name);
+    n.symbolFloor = atLeast;
     return atomExpr(table().intern(std::move(n)));
 }
 

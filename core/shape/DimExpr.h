@@ -33,7 +33,9 @@ class DimExpr {
 public:
     DimExpr();  ///< the constant 0
     static DimExpr constant(int64_t v);
-    static DimExpr symbol(std::string_view name);
+    /// A named dim whose values are >= `atLeast`: 1 for an input's dim_param (a tensor the model
+    /// is fed has no empty dims), 0 for a size the data decides (NonZero may find nothing).
+    static DimExpr symbol(std::string_view name, int64_t atLeast = 1);
 
     bool isConstant() const;
     std::optional<int64_t> constantValue() const;

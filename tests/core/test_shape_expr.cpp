@@ -283,6 +283,18 @@ TEST(ShapeExpr, MinMaxDropArgumentsTheRangesDecide) {
     EXPECT_EQ(max(m, k(5) - m).toString(), "Max(-Mod(h, 7) + 5, Mod(h, 7))");
 }
 
+TEST(ShapeExpr, ADataDependentSizeMayBeZero) {
+    // An input dim is >= 1, so Max(1, x) is x; NonZero's count may be 0, so Max(1, n) stays, and
+    // Max(0, n - 1) is not n - 1 (at n = 0 they differ).
+    const DimExpr x = sym("x"), n = DimExpr::symbol("NonZero_n1", 0);
+    EXPECT_EQ(max(k(1), x), x);
+    EXPECT_EQ(n.lowerBound(), std::optional<int64_t>(0));
+    EXPECT_NE(max(k(1), n), n);
+    EXPECT_NE(max(k(0), n - k(1)), n - k(1));
+    EXPECT_EQ(max(k(0), x - k(1)), x - k(1));
+    EXPECT_EQ(max(k(0), n), n);
+}
+
 TEST(ShapeExpr, SlicesAroundAShiftAddBackToTheWholeDim) {
     // Swin's shifted window cuts a padded size P at P - 3: the parts are Max(0, P - 3) and
     // Max(0, P - Max(0, P - 3)), and their sum is P for every P >= 0. Here P is a symbol (>= 1)
