@@ -26,10 +26,14 @@ struct ExprNode {
     Kind kind = Kind::Poly;
     uint64_t id = 0;
     std::string name;             ///< Symbol
+    int64_t symbolFloor = 1;      ///< Symbol: its smallest value (1 for an input dim, 0 for a data-dependent size)
     std::vector<Term> terms;      ///< Poly, sorted; empty = 0
     const ExprNode* a = nullptr;  ///< FloorDiv/Mod/Min/Max operands (always Polys)
     const ExprNode* b = nullptr;
     uint64_t weight = 1;          ///< size of the expression as a tree (its printed length, roughly)
+    /// Interval holding the value at every binding with symbols >= 1, from the operands' intervals
+    /// alone (no case analysis); computed once when the node is interned. Unset = unbounded.
+    std::optional<int64_t> lo, hi;
 };
 
 namespace {
@@ -100,12 +104,114 @@ int compareNodes(const ExprNode* x, const ExprNode* y) {
     }
 }
 
+// ---- intervals -----------------------------------------------------------------------------
+// Conservative [lo, hi] over every binding with symbols >= 1; an unset end is unbounded, and any
+// overflow while combining ends makes that end unbounded (never a wrong bound).
+struct Interval {
+    std::optional<int64_t> lo, hi;
+};
+
+std::optional<int64_t> addOpt(std::optional<int64_t> x, std::optional<int64_t> y) {
+    int64_t r;
+    if (!x || !y || __builtin_add_overflow(*x, *y, &r)) return std::nullopt;
+    return r;
+}
+std::optional<int64_t> mulOpt(int64_t x, int64_t y) {
+    int64_t r;
+    if (__builtin_mul_overflow(x, y, &r)) return std::nullopt;
+    return r;
+}
+
+Interval scaleInterval(const Interval& v, int64_t c) {
+    auto times = [c](std::optional<int64_t> x) { return x ? mulOpt(*x, c) : std::nullopt; };
+    if (c >= 0) return {times(v.lo), times(v.hi)};
+    return {times(v.hi), times(v.lo)};
+}
+
+Interval mulInterval(const Interval& x, const Interval& y) {
+    if (x.lo && y.lo && *x.lo >= 0 && *y.lo >= 0) {
+        // Both non-negative: the product grows with each end.
+        Interval r{mulOpt(*x.lo, *y.lo), std::nullopt};
+        if (x.hi && y.hi) r.hi = mulOpt(*x.hi, *y.hi);
+        return r;
+    }
+    if (!x.lo || !x.hi || !y.lo || !y.hi) return {};
+    Interval r{INT64_MAX, INT64_MIN};
+    for (int64_t a : {*x.lo, *x.hi})
+        for (int64_t b : {*y.lo, *y.hi}) {
+            auto p = mulOpt(a, b);
+            if (!p) return {};
+            r.lo = std::min(*r.lo, *p);
+            r.hi = std::max(*r.hi, *p);
+        }
+    return r;
+}
+
+/// The interval of a node from its operands' stored intervals.
+Interval directInterval(const ExprNode& n) {
+    switch (n.kind) {
+    case Kind::Symbol: return {n.symbolFloor, std::nullopt};
+    case Kind::Poly: {
+        Interval sum{0, 0};
+        for (const auto& t : n.terms) {
+            Interval prod{1, 1};
+            for (const auto& f : t.factors)
+                for (int e = 0; e < f.exponent; ++e) prod = mulInterval(prod, {f.atom->lo, f.atom->hi});
+            Interval term = scaleInterval(prod, t.coef);
+            sum = {addOpt(sum.lo, term.lo), addOpt(sum.hi, term.hi)};
+        }
+        return sum;
+    }
+    case Kind::FloorDiv: {
+        const ExprNode* a = n.a;
+        if (n.b->lo && n.b->hi && *n.b->lo == *n.b->hi && *n.b->lo > 0) {
+            // floor is monotone in a for a positive constant divisor.
+            int64_t k = *n.b->lo;
+            return {a->lo ? std::optional<int64_t>(floorDivInt(*a->lo, k)) : std::nullopt,
+                    a->hi ? std::optional<int64_t>(floorDivInt(*a->hi, k)) : std::nullopt};
+        }
+        // b >= 1: a >= 0 gives 0 <= a/b <= a; a < 0 gives a <= a/b < 0 (so a <= floor(a/b) <= -1).
+        // Either way floor(a/b) lies in [min(a, 0), max(a, 0)].
+        if (n.b->lo && *n.b->lo >= 1)
+            return {a->lo ? std::optional<int64_t>(std::min<int64_t>(*a->lo, 0)) : std::nullopt,
+                    a->hi ? std::optional<int64_t>(std::max<int64_t>(*a->hi, 0)) : std::nullopt};
+        return {};
+    }
+    case Kind::Mod: {
+        // b >= 1: 0 <= Mod(a, b) <= b - 1, and Mod(a, b) <= a when a >= 0.
+        if (!n.b->lo || *n.b->lo < 1) return {};
+        Interval r{0, n.b->hi ? std::optional<int64_t>(*n.b->hi - 1) : std::nullopt};
+        if (n.a->lo && *n.a->lo >= 0 && n.a->hi && (!r.hi || *n.a->hi < *r.hi)) r.hi = n.a->hi;
+        return r;
+    }
+    case Kind::Max: {
+        // Max(a, b) >= each operand; it is at most the larger upper end.
+        Interval r;
+        if (n.a->lo && n.b->lo) r.lo = std::max(*n.a->lo, *n.b->lo);
+        else r.lo = n.a->lo ? n.a->lo : n.b->lo;
+        if (n.a->hi && n.b->hi) r.hi = std::max(*n.a->hi, *n.b->hi);
+        return r;
+    }
+    case Kind::Min: {
+        Interval r;
+        if (n.a->hi && n.b->hi) r.hi = std::min(*n.a->hi, *n.b->hi);
+        else r.hi = n.a->hi ? n.a->hi : n.b->hi;
+        if (n.a->lo && n.b->lo) r.lo = std::min(*n.a->lo, *n.b->lo);
+        return r;
+    }
+    }
+    return {};
+}
+
 // ---- interning ----------------------------------------------------------------------------
 class Table {
 public:
     const ExprNode* intern(ExprNode&& n) {
         n.weight = weightOf(n);
         if (n.weight > kMaxWeight) throw ExprError("dim expression too large");
+        Interval iv = directInterval(n);
+        n.lo = iv.lo;
+        n.hi = iv.hi;
         std::string key = keyOf(n);
         std::lock_guard lock(mutex_);
         auto it = nodes_.find(key);
@@ -135,7 +241,10 @@ private:
     static std::string keyOf(const ExprNode& n) {
         std::string k = std::to_string(static_cast<int>(n.kind)) + ":";
         switch (n.kind) {
-        case Kind::Symbol: k += n.name; break;
+        case Kind::Symbol:
+            k += n.name;
+            if (n.symbolFloor != 1) k += "#" + std::to_string(n.symbolFloor);
+            break;
         case Kind::Poly:
             for (const auto& t : n.terms) {
                 k += std::to_string(t.coef);
@@ -243,61 +352,6 @@ int64_t gcdOfCoefs(const ExprNode* p, int64_t k) {
     int64_t g = k < 0 ? -k : k;
     for (const auto& t : p->terms) g = std::gcd(g, t.coef < 0 ? -t.coef : t.coef);
     return g;
-}
-
-std::optional<int64_t> lowerBoundOf(const ExprNode* n);
-
-std::optional<int64_t> atomLowerBound(const ExprNode* n) {
-    switch (n->kind) {
-    case Kind::Symbol: return 1;
-    case Kind::FloorDiv: {
-        auto la = lowerBoundOf(n->a);
-        if (auto k = constOf(n->b); k && *k > 0) return la ? std::optional<int64_t>(floorDivInt(*la, *k)) : std::nullopt;
-        auto lb = lowerBoundOf(n->b);
-        if (la && *la >= 0 && lb && *lb >= 1) return 0;
-        return std::nullopt;
-    }
-    case Kind::Mod: {
-        auto lb = lowerBoundOf(n->b);
-        if (lb && *lb >= 1) return 0;
-        return std::nullopt;
-    }
-    case Kind::Max: {
-        auto la = lowerBoundOf(n->a), lb = lowerBoundOf(n->b);
-        if (la && lb) return std::max(*la, *lb);
-        return la ? la : lb;
-    }
-    case Kind::Min: {
-        auto la = lowerBoundOf(n->a), lb = lowerBoundOf(n->b);
-        if (la && lb) return std::min(*la, *lb);
-        return std::nullopt;
-    }
-    case Kind::Poly: return lowerBoundOf(n);
-    }
-    return std::nullopt;
-}
-
-std::optional<int64_t> lowerBoundOf(const ExprNode* p) {
-    try {
-        int64_t sum = 0;
-        for (const auto& t : p->terms) {
-            if (t.factors.empty()) {
-                sum = addChecked(sum, t.coef);
-                continue;
-            }
-            if (t.coef < 0) return std::nullopt;
-            int64_t prod = t.coef;
-            for (const auto& f : t.factors) {
-                auto lb = atomLowerBound(f.atom);
-                if (!lb || *lb < 0) return std::nullopt;
-                for (int e = 0; e < f.exponent; ++e) prod = mulChecked(prod, *lb);
-            }
-            sum = addChecked(sum, prod);
-        }
-        return sum;
-    } catch (const ExprError&) {
-        return std::nullopt;
-    }
 }
 
 // ---- evaluation and printing -----------------------------------------------------------------
@@ -413,10 +467,11 @@ DimExpr DimExpr::constant(int64_t v) {
     return DimExpr(makePoly({t}));
 }
 
-DimExpr DimExpr::symbol(std::string_view name) {
+DimExpr DimExpr::symbol(std::string_view name, int64_t atLeast) {
     ExprNode n;
     n.kind = Kind::Symbol;
     n.name = std::string(name);
+    n.symbolFloor = atLeast;
     return atomExpr(table().intern(std::move(n)));
 }
 
@@ -436,7 +491,6 @@ std::optional<int64_t> DimExpr::evaluate(const Bindings& b) const {
         return std::nullopt;
     }
 }
-std::optional<int64_t> DimExpr::lowerBound() const { return lowerBoundOf(node_); }
 void DimExpr::collectSymbols(std::set<std::string>& out) const { collect(node_, out); }
 std::string DimExpr::toString() const { return polyText(node_); }
 
@@ -461,6 +515,102 @@ DimExpr operator*(const DimExpr& a, const DimExpr& b) {
     return DimExpr(makePoly(std::move(terms)));
 }
 
+// ---- bounds by case analysis ------------------------------------------------------------------
+namespace {
+
+/// How many Min/Max atoms one bound query may split on (2^budget polynomials at most).
+constexpr int kSplitBudget = 3;
+
+/// p with every occurrence of the atom replaced by the polynomial `by`.
+DimExpr substituteAtom(const ExprNode* p, const ExprNode* atom, const ExprNode* by) {
+    DimExpr out;
+    for (const auto& t : p->terms) {
+        Term kept;
+        kept.coef = t.coef;
+        int power = 0;
+        for (const auto& f : t.factors) {
+            if (f.atom == atom) power += f.exponent;
+            else kept.factors.push_back(f);
+        }
+        DimExpr term(makePoly({kept}));
+        for (int e = 0; e < power; ++e) term = term * DimExpr(by);
+        out = out + term;
+    }
+    return out;
+}
+
+std::optional<int64_t> maxKnown(std::optional<int64_t> x, std::optional<int64_t> y) {
+    if (x && y) return std::max(*x, *y);
+    return x ? x : y;
+}
+std::optional<int64_t> minKnown(std::optional<int64_t> x, std::optional<int64_t> y) {
+    if (x && y) return std::min(*x, *y);
+    return x ? x : y;
+}
+std::optional<int64_t> minBoth(std::optional<int64_t> x, std::optional<int64_t> y) {
+    if (x && y) return std::min(*x, *y);
+    return std::nullopt;
+}
+std::optional<int64_t> maxBoth(std::optional<int64_t> x, std::optional<int64_t> y) {
+    if (x && y) return std::max(*x, *y);
+    return std::nullopt;
+}
+
+/// The stored interval of a polynomial, narrowed by case analysis on its Min/Max atoms. At every
+/// binding Max(a, b) equals a or b (same for Min), so the polynomial P equals P[M:=a] or P[M:=b]
+/// and lies in the union of their intervals; substituting lets terms cancel (x - Max(0, x - 3) is
+/// x or 3), which per-term intervals cannot see. When M is a lone linear term c*M, more holds:
+/// c > 0 with Max (or c < 0 with Min) makes P >= both substitutions, since Max(a, b) >= a, b and
+/// -Min(a, b) >= -a, -b; c < 0 with Max (or c > 0 with Min) makes P <= both. So
+/// a - Min(a, X) >= max(a - a, lo(a - X)) >= 0 although X is unbounded.
+Interval refinedInterval(const ExprNode* p, int budget) {
+    Interval base{p->lo, p->hi};
+    if (budget <= 0 || (base.lo && base.hi && *base.lo == *base.hi)) return base;
+    const ExprNode* atom = nullptr;
+    for (const auto& t : p->terms) {
+        for (const auto& f : t.factors)
+            if (f.atom->kind == Kind::Max || f.atom->kind == Kind::Min) { atom = f.atom; break; }
+        if (atom) break;
+    }
+    if (!atom) return base;
+    int occurrences = 0;
+    int64_t linearCoef = 0;
+    for (const auto& t : p->terms)
+        for (const auto& f : t.factors)
+            if (f.atom == atom) {
+                occurrences += f.exponent;
+                if (t.factors.size() == 1 && f.exponent == 1) linearCoef = t.coef;
+            }
+    bool linear = occurrences == 1 && linearCoef != 0;
+    Interval ia, ib;
+    try {
+        ia = refinedInterval(substituteAtom(p, atom, atom->a).node(), budget - 1);
+        ib = refinedInterval(substituteAtom(p, atom, atom->b).node(), budget - 1);
+    } catch (const ExprError&) {
+        return base;  // a substitution too large or overflowing: keep what is known
+    }
+    Interval split{minBoth(ia.lo, ib.lo), maxBoth(ia.hi, ib.hi)};
+    if (linear) {
+        bool atLeastBoth = (atom->kind == Kind::Max) == (linearCoef > 0);
+        if (atLeastBoth) split.lo = maxKnown(ia.lo, ib.lo);
+        else split.hi = minKnown(ia.hi, ib.hi);
+    }
+    return {maxKnown(base.lo, split.lo), minKnown(base.hi, split.hi)};
+}
+
+Interval boundsOf(const DimExpr& e) { return refinedInterval(e.node(), kSplitBudget); }
+
+/// x <= y at every binding (proven, not sampled).
+bool provenLessEqual(const DimExpr& x, const DimExpr& y) {
+    auto lo = boundsOf(y - x).lo;
+    return lo && *lo >= 0;
+}
+
+}  // namespace
+
+std::optional<int64_t> DimExpr::lowerBound() const { return boundsOf(*this).lo; }
+std::optional<int64_t> DimExpr::upperBound() const { return boundsOf(*this).hi; }
+
 DimExpr floorDiv(const DimExpr& a, const DimExpr& b) {
     const ExprNode* pa = a.node();
     if (auto k = b.constantValue()) {
@@ -468,6 +618,9 @@ DimExpr floorDiv(const DimExpr& a, const DimExpr& b) {
         if (*k < 0) return floorDiv(-a, DimExpr::constant(*k == INT64_MIN ? throw ExprError("overflow") : -*k));
         if (*k == 1) return a;
         if (auto c = constOf(pa)) return DimExpr::constant(floorDivInt(*c, *k));
+        // c*k <= a < (c+1)*k at every binding: floor(a/k) = c (floor(a/k) = 0 when 0 <= a < k).
+        if (auto iv = boundsOf(a); iv.lo && iv.hi && floorDivInt(*iv.lo, *k) == floorDivInt(*iv.hi, *k))
+            return DimExpr::constant(floorDivInt(*iv.lo, *k));
         // floor((k*Q + R)/k) = Q + floor(R/k) for integer-valued Q.
         std::vector<Term> q, r;
         for (const auto& t : pa->terms) {
@@ -490,6 +643,8 @@ DimExpr floorDiv(const DimExpr& a, const DimExpr& b) {
     if (a == b) return DimExpr::constant(1);
     if (a.isConstant() && *a.constantValue() == 0) return a;
     if (auto exact = exactMonomialDivide(pa, b.node())) return *exact;
+    // 0 <= a < b: 0 <= a/b < 1.
+    if (auto lo = a.lowerBound(); lo && *lo >= 0 && provenLessEqual(a + DimExpr::constant(1), b)) return DimExpr();
     return atomExpr(makeAtom(Kind::FloorDiv, pa, b.node()));
 }
 
@@ -500,6 +655,9 @@ DimExpr mod(const DimExpr& a, const DimExpr& b) {
         if (*k < 0) return -mod(-a, DimExpr::constant(*k == INT64_MIN ? throw ExprError("overflow") : -*k));
         if (*k == 1) return DimExpr();
         if (auto c = constOf(pa)) return DimExpr::constant(modInt(*c, *k));
+        // c*k <= a < (c+1)*k at every binding: Mod(a, k) = a - c*k (= a when 0 <= a < k).
+        if (auto iv = boundsOf(a); iv.lo && iv.hi && floorDivInt(*iv.lo, *k) == floorDivInt(*iv.hi, *k))
+            return a - DimExpr::constant(mulChecked(floorDivInt(*iv.lo, *k), *k));
         // Mod(k*Q + R, k) = Mod(R, k): coefficients reduced to (-k/2, k/2], the constant to [0, k).
         std::vector<Term> r;
         for (const auto& t : pa->terms) {
@@ -519,6 +677,8 @@ DimExpr mod(const DimExpr& a, const DimExpr& b) {
     }
     if (a == b || (a.isConstant() && *a.constantValue() == 0)) return DimExpr();
     if (exactMonomialDivide(pa, b.node())) return DimExpr();
+    // 0 <= a < b: floor(a/b) = 0, so Mod(a, b) = a.
+    if (auto lo = a.lowerBound(); lo && *lo >= 0 && provenLessEqual(a + DimExpr::constant(1), b)) return a;
     return atomExpr(makeAtom(Kind::Mod, pa, b.node()));
 }
 
@@ -537,8 +697,8 @@ static DimExpr minMax(const DimExpr& a, const DimExpr& b, bool isMax) {
     if (a == b) return a;
     if (auto x = a.constantValue())
         if (auto y = b.constantValue()) return DimExpr::constant(isMax ? std::max(*x, *y) : std::min(*x, *y));
-    if (auto d = (a - b).lowerBound(); d && *d >= 0) return isMax ? a : b;
-    if (auto d = (b - a).lowerBound(); d && *d >= 0) return isMax ? b : a;
+    if (provenLessEqual(b, a)) return isMax ? a : b;
+    if (provenLessEqual(a, b)) return isMax ? b : a;
     // n-ary canonical form: the distinct arguments, none dominated by another, sorted, nested to
     // the right, so Max(a, Max(a, b)) = Max(a, b) and the order of building does not matter.
     Kind kind = isMax ? Kind::Max : Kind::Min;
@@ -550,11 +710,11 @@ static DimExpr minMax(const DimExpr& a, const DimExpr& b, bool isMax) {
         bool dominated = false;
         for (const ExprNode* q : args) {
             if (q == p) continue;
-            DimExpr diff = isMax ? DimExpr(q) - DimExpr(p) : DimExpr(p) - DimExpr(q);
-            if (auto d = diff.lowerBound(); d && *d >= 0) {
+            DimExpr pe(p), qe(q);
+            if (isMax ? provenLessEqual(pe, qe) : provenLessEqual(qe, pe)) {
                 // q makes p irrelevant; of two proven equal, keep the first in structural order.
-                auto back = (isMax ? DimExpr(p) - DimExpr(q) : DimExpr(q) - DimExpr(p)).lowerBound();
-                if (!(back && *back >= 0) || compareNodes(q, p) < 0) { dominated = true; break; }
+                bool back = isMax ? provenLessEqual(qe, pe) : provenLessEqual(pe, qe);
+                if (!back || compareNodes(q, p) < 0) { dominated = true; break; }
             }
         }
         if (!dominated) kept.push_back(p);

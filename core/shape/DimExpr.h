@@ -33,7 +33,9 @@ class DimExpr {
 public:
     DimExpr();  ///< the constant 0
     static DimExpr constant(int64_t v);
-    static DimExpr symbol(std::string_view name);
+    /// A named dim whose values are >= `atLeast`: 1 for an input's dim_param (a tensor the model
+    /// is fed has no empty dims), 0 for a size the data decides (NonZero may find nothing).
+    static DimExpr symbol(std::string_view name, int64_t atLeast = 1);
 
     bool isConstant() const;
     std::optional<int64_t> constantValue() const;
@@ -43,8 +45,11 @@ public:
     /// Value at a binding of the symbols; nullopt when a symbol is unbound, a division is by zero
     /// or the arithmetic overflows.
     std::optional<int64_t> evaluate(const Bindings& b) const;
-    /// A proven lower bound over all bindings with symbols >= 1, when one is found.
+    /// A proven lower bound over all bindings with symbols >= 1, when one is found (interval
+    /// arithmetic over the terms, narrowed by case analysis on Min/Max atoms).
     std::optional<int64_t> lowerBound() const;
+    /// A proven upper bound over all bindings with symbols >= 1, when one is found.
+    std::optional<int64_t> upperBound() const;
     void collectSymbols(std::set<std::string>& out) const;
     std::string toString() const;
 

@@ -30,7 +30,7 @@ std::optional<std::vector<int64_t>> ValueShape::staticDims() const {
 DimExpr RuleContext::fresh(const std::string& reason) {
     std::string name = node.opType + "_n" + std::to_string(fresh_.size() + 1);
     fresh_.push_back({name, node.displayName(), reason});
-    return DimExpr::symbol(name);
+    return DimExpr::symbol(name, 0);  // a data-dependent size may be 0: no rule may assume more
 }
 
 std::optional<std::vector<int64_t>> RuleContext::constInts(size_t i) const {

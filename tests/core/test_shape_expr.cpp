@@ -233,6 +233,9 @@ TEST(ShapeExpr, SimplificationNeverChangesAValue) {
             if (auto lb = e.lowerBound()) {
                 ASSERT_LE(*lb, *want) << e.toString();
             }
+            if (auto ub = e.upperBound()) {
+                ASSERT_GE(*ub, *want) << e.toString();
+            }
         }
         if (e.isConstant() && tree->op != Tree::Const) ++simplifiedAway;
     }
@@ -249,6 +252,104 @@ TEST(ShapeExpr, MinMaxAreNaryAndAbsorbRepeats) {
     EXPECT_EQ(min(b, min(a, b)).toString(), "Min(a, b)");
     EXPECT_EQ(max(max(a, b), a + k(1)), max(a + k(1), b));  // a + 1 makes a irrelevant
     EXPECT_EQ(parseDimExpr("Max(c, b, a)"), max(a, max(b, c)));
+}
+
+TEST(ShapeExpr, BoundsCancelInsideMinMaxByCaseAnalysis) {
+    DimExpr x = sym("x");
+    // x - Max(0, x - 3) is x (when x <= 3) or 3: in [1, 3] for x >= 1, though Max alone is unbounded.
+    EXPECT_EQ((x - max(k(0), x - k(3))).lowerBound(), 1);
+    EXPECT_EQ((x - max(k(0), x - k(3))).upperBound(), 3);
+    EXPECT_EQ(mod(x, k(7)).upperBound(), 6);
+    EXPECT_EQ((-mod(x, k(7))).lowerBound(), -6);
+    EXPECT_EQ(floorDiv(mod(x, k(7)) + k(20), k(3)).lowerBound(), 6);
+    EXPECT_FALSE(x.upperBound());
+    EXPECT_FALSE((x - k(5)).upperBound());
+}
+
+TEST(ShapeExpr, MinMaxDropArgumentsTheRangesDecide) {
+    DimExpr x = sym("x"), h = sym("h"), a = sym("a"), b = sym("b");
+    DimExpr m = mod(h, k(7));  // in [0, 6]
+    EXPECT_EQ(max(k(0), m), m);
+    EXPECT_EQ(max(k(0), -m), k(0));
+    EXPECT_EQ(min(k(0), m), k(0));
+    EXPECT_EQ(min(k(6), m), m);
+    EXPECT_EQ(max(k(6), m), k(6));
+    // Absorption: Min(a, b) <= a and Max(a, b) >= a whatever b is.
+    EXPECT_EQ(max(a, min(a, b)), a);
+    EXPECT_EQ(min(a, max(a, b)), a);
+    // Refused: x - 5 is below 0 at x = 1 and above it at x = 9; 5 - m is 5 at m = 0 (h = 7).
+    EXPECT_EQ(max(k(0), x - k(5)).toString(), "Max(0, x - 5)");
+    EXPECT_EQ(min(x, k(5)).toString(), "Min(x, 5)");
+    EXPECT_EQ(max(m, k(5) - m).toString(), "Max(-Mod(h, 7) + 5, Mod(h, 7))");
+}
+
+TEST(ShapeExpr, ADataDependentSizeMayBeZero) {
+    // An input dim is >= 1, so Max(1, x) is x; NonZero's count may be 0, so Max(1, n) stays, and
+    // Max(0, n - 1) is not n - 1 (at n = 0 they differ).
+    const DimExpr x = sym("x"), n = DimExpr::symbol("NonZero_n1", 0);
+    EXPECT_EQ(max(k(1), x), x);
+    EXPECT_EQ(n.lowerBound(), std::optional<int64_t>(0));
+    EXPECT_NE(max(k(1), n), n);
+    EXPECT_NE(max(k(0), n - k(1)), n - k(1));
+    EXPECT_EQ(max(k(0), x - k(1)), x - k(1));
+    EXPECT_EQ(max(k(0), n), n);
+}
+
+TEST(ShapeExpr, SlicesAroundAShiftAddBackToTheWholeDim) {
+    // Swin's shifted window cuts a padded size P at P - 3: the parts are Max(0, P - 3) and
+    // Max(0, P - Max(0, P - 3)), and their sum is P for every P >= 0. Here P is a symbol (>= 1)
+    // and a padded size that may be 0 (floor(h/4) + Mod(-floor(h/4), 7)).
+    DimExpr x = sym("x");
+    DimExpr f = floorDiv(sym("h"), k(4));
+    DimExpr padded = f + mod(-f, k(7));
+    for (const DimExpr& p : {x, f, padded}) {
+        DimExpr tail = max(k(0), p - k(3));
+        DimExpr head = max(k(0), p - tail);
+        EXPECT_EQ(head, p - tail) << p.toString();
+        EXPECT_EQ(head + tail, p) << p.toString();
+        // Cropping the padded size back to the unpadded one: Min(f, P) = f as P >= f.
+        EXPECT_EQ(min(f, head + tail), min(f, p));
+    }
+    EXPECT_EQ(min(f, padded), f);
+    EXPECT_EQ(max(f, min(f, padded)), f);
+}
+
+TEST(ShapeExpr, SwinStagesStartAgainFromTheUnpaddedSize) {
+    // torchvision's Swin-T per stage: pad to a multiple of 7, cut around the shift of 3, crop back
+    // to the unpadded size, then (stages 1-3) patch merging halves it (pad to even, every second row). Before
+    // the range rules the crop stayed a Max/Min tree that doubled per stage and passed the size cap
+    // at stage 2 of 4; now each crop is the stage's input size again.
+    DimExpr f = floorDiv(sym("height"), k(4));
+    for (int stage = 0; stage < 4; ++stage) {
+        DimExpr padded = f + mod(-f, k(7));
+        DimExpr tail = max(k(0), padded - k(3));
+        DimExpr head = max(k(0), padded - tail);
+        DimExpr cropped = max(f, min(f, head + tail));
+        ASSERT_EQ(cropped, f) << "stage " << stage << ": " << cropped.toString();
+        if (stage < 3) f = floorDiv(cropped + mod(cropped, k(2)) + k(1), k(2));  // no merge after the last
+    }
+    // Patch merging still writes its size twice per stage (f and Mod(f, 2)): 8 copies after three.
+    EXPECT_LT(f.toString().size(), 400u) << f.toString();
+    EXPECT_EQ(f.evaluate({{"height", 224}}), 7);
+    EXPECT_EQ(f.evaluate({{"height", 200}}), 7);
+    EXPECT_EQ(f.evaluate({{"height", 101}}), 4);
+}
+
+TEST(ShapeExpr, FloorAndModInsideOneBlockFold) {
+    DimExpr h = sym("h"), w = sym("w");
+    DimExpr m3 = mod(h, k(3));  // in [0, 2]
+    EXPECT_EQ(mod(m3, k(7)), m3);
+    EXPECT_EQ(floorDiv(m3, k(7)), k(0));
+    EXPECT_EQ(floorDiv(m3 + k(7), k(7)), k(1));
+    EXPECT_EQ(mod(m3 + k(15), k(7)), m3 + k(1));
+    // Symbolic divisor: 0 <= Mod(h, 3) <= 2 < w + 3.
+    EXPECT_EQ(floorDiv(m3, w + k(3)), k(0));
+    EXPECT_EQ(mod(m3, w + k(3)), m3);
+    // Refused: Mod(h, 8) in [0, 7] spans two blocks of 5; Mod(h, 3) may reach w + 1 when w = 1.
+    EXPECT_EQ(floorDiv(mod(h, k(8)), k(5)).toString(), "floor(Mod(h, 8)/5)");
+    EXPECT_EQ(mod(mod(h, k(8)), k(5)).toString(), "Mod(Mod(h, 8), 5)");
+    EXPECT_EQ(floorDiv(m3, w + k(1)).toString(), "floor(Mod(h, 3)/(w + 1))");
+    EXPECT_EQ(floorDiv(h, k(7)).toString(), "floor(h/7)");
 }
 
 TEST(ShapeExpr, NestingPastTheSizeCapIsAnErrorNotAnExponentialWalk) {
