@@ -61,6 +61,37 @@ inline CheckedRun runChecked(ir::Model& m, const std::string& pass = "algebraic"
     return out;
 }
 
+/// Values for a model's symbolic input dims ("batch" = 2, ...).
+using DimBindings = std::vector<std::pair<std::string, int64_t>>;
+
+struct BindingsCheck {
+    double rtol = 0, atol = 0;  ///< exact by default: shape rewrites must not move a single value
+    uint64_t seed = 3;
+};
+
+/// Runs `pipeline` on `m`, which stays symbolic, and checks that its outputs equal the original's
+/// under the interpreter at each binding of the input dims, that the ONNX checker accepts it, and
+/// that a second run of the first pass changes nothing. Returns the pipeline's result (steps in `pipeline` order).
+inline passes::PipelineResult runCheckedAtBindings(ir::Model& m, const std::vector<std::string>& pipeline,
+                                                   const std::vector<DimBindings>& bindings, const BindingsCheck& o = {}) {
+    const ir::Model original = m;
+    passes::PassManager pm;
+    for (const auto& pass : pipeline) pm.addPass(pass);
+    passes::PipelineResult result = pm.run(m);
+    for (const DimBindings& b : bindings) {
+        auto inputs = eval::randomInputs(original, o.seed, b);
+        const auto want = eval::run(original, inputs);
+        const auto got = eval::run(m, inputs);
+        std::string at;
+        for (const auto& [name, value] : b) at += " " + name + "=" + std::to_string(value);
+        for (const auto& d : eval::compareOutputs(original, got, want, o.rtol, o.atol)) EXPECT_TRUE(d.ok) << d.name << " at" << at;
+    }
+    const auto checker = onnxio::checkModel(m);
+    EXPECT_FALSE(checker.has_value()) << checker.value_or("");
+    EXPECT_FALSE(runPassOnce(pipeline.front(), m).changed) << pipeline.front() << ": a second run changes something";
+    return result;
+}
+
 /// Fusions compute in a different order than the original chain: compare within 1e-4 / 1e-5.
 inline CheckOptions fusionCheckOptions(uint64_t seed) {
     CheckOptions options;

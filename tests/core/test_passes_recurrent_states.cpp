@@ -15,7 +15,7 @@ using namespace passlens::passes;
 namespace {
 
 using Counts = std::map<std::string, int>;
-using Bindings = std::vector<std::pair<std::string, int64_t>>;
+using Bindings = test::DimBindings;
 
 constexpr int64_t kHidden = 8, kInput = 4;
 
@@ -55,22 +55,7 @@ Model dynamicLstm(const LstmOptions& o) {
 /// Runs algebraic then dce, compares outputs with the original at two bindings, checks that a
 /// second run changes nothing; returns the algebraic step's result.
 PassResult runAndCompare(Model& m, const std::vector<Bindings>& bindings) {
-    const Model original = m;
-    PassManager pm;
-    pm.addPass("algebraic");
-    pm.addPass("dce");
-    const PassResult result = pm.run(m).steps.front().result;
-    for (const Bindings& b : bindings) {
-        auto inputs = eval::randomInputs(original, 11, b);
-        auto want = eval::run(original, inputs);
-        auto got = eval::run(m, inputs);
-        for (const auto& d : eval::compareOutputs(original, got, want, 1e-6, 1e-7)) EXPECT_TRUE(d.ok) << d.name;
-    }
-    EXPECT_FALSE(onnxio::checkModel(m).has_value()) << onnxio::checkModel(m).value_or("");
-    PassManager again;
-    again.addPass("algebraic");
-    EXPECT_FALSE(again.run(m).steps.back().result.changed) << "zero-initial-state is not idempotent";
-    return result;
+    return test::runCheckedAtBindings(m, {"algebraic", "dce"}, bindings, {.rtol = 1e-6, .atol = 1e-7, .seed = 11}).steps.front().result;
 }
 
 const Node& lstmNode(const Model& m) { return m.graph.node(*m.graph.findNode("lstm")); }

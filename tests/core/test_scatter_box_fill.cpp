@@ -15,7 +15,6 @@ using namespace passlens::ir;
 
 namespace {
 
-using Bindings = std::vector<std::pair<std::string, int64_t>>;
 
 struct Slice1 {
     int64_t start, end, step = 1;
@@ -79,22 +78,8 @@ constexpr int64_t kEnd = std::numeric_limits<int64_t>::max();
 /// Runs shape-chain-folding and dce, checks the outputs at bindings where the boxes are full,
 /// partial and empty, and that a second run finds nothing to do.
 passes::PipelineResult runAndCompare(Model& m) {
-    const Model original = m;
-    passes::PassManager pm;
-    pm.addPass("shape-chain-folding");
-    pm.addPass("dce");
-    auto result = pm.run(m);
-    for (const Bindings& b : {Bindings{{"h", 12}, {"w", 8}}, Bindings{{"h", 3}, {"w", 5}}, Bindings{{"h", 1}, {"w", 1}},
-                              Bindings{{"h", 7}, {"w", 16}}}) {
-        auto inputs = eval::randomInputs(original, 3, b);
-        auto want = eval::run(original, inputs);
-        auto got = eval::run(m, inputs);
-        for (const auto& d : eval::compareOutputs(original, got, want, 0, 0)) EXPECT_TRUE(d.ok) << d.name << " at h=" << b[0].second;
-    }
-    passes::PassManager again;
-    again.addPass("shape-chain-folding");
-    EXPECT_FALSE(again.run(m).steps.back().result.changed) << "a second run changes nothing";
-    return result;
+    return test::runCheckedAtBindings(m, {"shape-chain-folding", "dce"},
+                                      {{{"h", 12}, {"w", 8}}, {{"h", 3}, {"w", 5}}, {{"h", 1}, {"w", 1}}, {{"h", 7}, {"w", 16}}});
 }
 
 bool hasApplied(const passes::PipelineResult& r, const std::string& rule) {

@@ -15,7 +15,6 @@ using namespace passlens::ir;
 
 namespace {
 
-using Bindings = std::vector<std::pair<std::string, int64_t>>;
 
 struct PadModel {
     Model model;
@@ -46,21 +45,7 @@ PadModel padToMultipleOf4(bool alsoReadPairs) {
 }
 
 passes::PipelineResult runAndCompare(Model& m) {
-    const Model original = m;
-    passes::PassManager pm;
-    pm.addPass("shape-chain-folding");
-    pm.addPass("dce");
-    auto result = pm.run(m);
-    for (const Bindings& b : {Bindings{{"h", 5}, {"w", 7}}, Bindings{{"h", 8}, {"w", 4}}, Bindings{{"h", 1}, {"w", 13}}}) {
-        auto inputs = eval::randomInputs(original, 3, b);
-        auto want = eval::run(original, inputs);
-        auto got = eval::run(m, inputs);
-        for (const auto& d : eval::compareOutputs(original, got, want, 0, 0)) EXPECT_TRUE(d.ok) << d.name << " at h=" << b[0].second;
-    }
-    passes::PassManager again;
-    again.addPass("shape-chain-folding");
-    EXPECT_FALSE(again.run(m).steps.back().result.changed) << "a second run changes nothing";
-    return result;
+    return test::runCheckedAtBindings(m, {"shape-chain-folding", "dce"}, {{{"h", 5}, {"w", 7}}, {{"h", 8}, {"w", 4}}, {{"h", 1}, {"w", 13}}});
 }
 
 }  // namespace
