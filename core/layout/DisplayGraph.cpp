@@ -160,11 +160,14 @@ bool weightAlias(const Graph& g, const Node& n) {
     return in.initializer && !in.isGraphOutput;
 }
 
-/// A Constant node (or a weight alias) that can be drawn inside its consumers: no subgraph, read
-/// by someone, not a graph output.
+/// A Constant node or a weight alias: a value fixed before the model runs.
+bool constantLike(const Graph& g, const Node& n) {
+    return (n.opType == "Constant" && n.domain.empty() && n.inputs.empty()) || weightAlias(g, n);
+}
+
+/// A constant-like node that can be drawn inside its consumers: read by someone, not a graph output.
 bool foldableConstantNode(const Graph& g, const Node& n) {
-    const bool constant = n.opType == "Constant" && n.domain.empty() && n.inputs.empty();
-    if (!(constant || weightAlias(g, n)) || n.outputs.size() != 1) return false;
+    if (!constantLike(g, n) || n.outputs.size() != 1) return false;
     if (n.outputs[0] == kNone) return false;
     const Value& v = g.value(n.outputs[0]);
     return !v.isGraphOutput && !v.consumers.empty();
@@ -174,8 +177,7 @@ bool foldableConstantNode(const Graph& g, const Node& n) {
 /// Drawn, a step would show dozens of them popping up in a row (Swin's shape-chain folding
 /// frees ~100), so it is not drawn at all.
 bool unreadConstantNode(const Graph& g, const Node& n) {
-    const bool constant = n.opType == "Constant" && n.domain.empty() && n.inputs.empty();
-    if (!(constant || weightAlias(g, n)) || n.outputs.empty()) return false;
+    if (!constantLike(g, n) || n.outputs.empty()) return false;
     for (ValueId v : n.outputs)
         if (v != kNone && (g.value(v).isGraphOutput || !g.value(v).consumers.empty())) return false;
     return true;
