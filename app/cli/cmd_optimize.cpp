@@ -1,3 +1,4 @@
+#include <algorithm>
 #include <fstream>
 #include <iomanip>
 #include <ostream>
@@ -90,12 +91,15 @@ REGISTER_COMMAND({
             if (!f) throwBadInput("cannot write report '" + *report + "'");
             f << optimizeReportToJson(result).dump(2) << "\n";
         }
-        out << std::left << std::setw(20) << "pass" << std::right << std::setw(8) << "before" << std::setw(8) << "after"
+        // The name column fits the longest pass name (ort-transpose-optimizer-cpu is 27 wide).
+        int nameWidth = 20;
+        for (const auto& s : result.steps) nameWidth = std::max(nameWidth, static_cast<int>(s.result.name.size()) + 2);
+        out << std::left << std::setw(nameWidth) << "pass" << std::right << std::setw(8) << "before" << std::setw(8) << "after"
             << std::setw(9) << "changes" << std::setw(8) << "missed" << std::setw(10) << "ms" << "\n";
         for (const auto& s : result.steps) {
             size_t missed = 0;
             for (const auto& r : s.result.remarks) missed += r.kind == RemarkKind::Missed;
-            out << std::left << std::setw(20) << s.result.name << std::right << std::setw(8) << s.result.nodesBefore
+            out << std::left << std::setw(nameWidth) << s.result.name << std::right << std::setw(8) << s.result.nodesBefore
                 << std::setw(8) << s.result.nodesAfter << std::setw(9) << s.result.changes.size() << std::setw(8)
                 << missed << std::setw(10) << std::fixed << std::setprecision(2) << s.result.ms << "\n";
         }
