@@ -278,7 +278,9 @@ DisplayGraph buildDisplayGraph(const Graph& g, const DisplayOptions& opt) {
         dn.kind = DisplayNode::Kind::Input;
         dn.value = v;
         dn.title = val.name;
-        dn.subtitle = "outer scope";
+        // The capture's type is its definition's (ir::copyCaptureTypes), when inference knew it.
+        const std::string type = edgeLabel(val.type);
+        dn.subtitle = type.empty() ? "outer scope" : "outer scope · " + type;
         dn.category = OpCategory::Input;
         producerKey[v] = dn.key;
         dg.nodes.push_back(std::move(dn));

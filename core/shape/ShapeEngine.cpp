@@ -3,6 +3,7 @@
 #include <cstring>
 #include <exception>
 
+#include "ir/CaptureTypes.h"
 #include "ir/Model.h"
 #include "shape/Rules.h"
 
@@ -329,6 +330,7 @@ std::vector<std::string> refineShapesSymbolically(Model& m) {
     try {
         ShapeAnalysis a = analyzeShapes(m.graph, &m);
         refineValueTypes(m.graph, a);
+        ir::copyCaptureTypes(m.graph);  // a body's captures: their definitions' (now refined) types
         for (const auto& c : a.conflicts) warnings.push_back("shape inference disagreement: " + c);
     } catch (const std::exception& e) {
         warnings.push_back(std::string("symbolic shape inference skipped: ") + e.what());

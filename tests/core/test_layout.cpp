@@ -187,6 +187,33 @@ TEST(DisplayGraph, FoldsIdentitiesOfWeightsLikeConstants) {
     EXPECT_EQ(open.foldedConstantNodes, 0u);
 }
 
+TEST(DisplayGraph, ACapturesBoxShowsItsDefinitionsType) {
+    // Inside an If branch the captured value is an input box; it says where it comes from and,
+    // once inference typed the definition, what it holds.
+    ir::GraphBuilder b("captures");
+    auto x = b.inputSymbolic("x", ir::DataType::Float, {ir::Dim::symbol("batch"), ir::Dim::of(4)});
+    auto flag = b.input("flag", ir::DataType::Bool, {});
+    auto r = b.op("Relu", {x}, {}, "r");
+    auto branch = [&](const std::string& name) {
+        auto g = std::make_shared<ir::Graph>();
+        g->name = name;
+        ir::ValueId in = g->addOuterScopeValue(b.graph().value(r).name);
+        ir::ValueId out = g->addValue(name + "_out");
+        g->addNode("Identity", {in}, {out});
+        g->markOutput(out);
+        return g;
+    };
+    auto thenG = branch("then"), elseG = branch("else");
+    b.output(b.op("If", {flag}, {ir::Attribute::makeGraph("then_branch", thenG), ir::Attribute::makeGraph("else_branch", elseG)}));
+    ir::Model m = b.finish();
+    DisplayGraph dg = buildDisplayGraph(*thenG, {true, 17});
+    const DisplayNode* capture = nullptr;
+    for (const auto& n : dg.nodes)
+        if (n.kind == DisplayNode::Kind::Input) capture = &n;
+    ASSERT_NE(capture, nullptr);
+    EXPECT_EQ(capture->subtitle, "outer scope · batch×4 float32");
+}
+
 TEST(DisplayGraph, CategoriesAndLabels) {
     EXPECT_EQ(categorize("Relu"), OpCategory::Activation);
     EXPECT_EQ(categorize("ReduceMean"), OpCategory::Reduction);

@@ -5,6 +5,7 @@
 
 #include "eval/Interpreter.h"
 #include "examples/Builder.h"
+#include "ir/CaptureTypes.h"
 #include "onnx/ShapeInference.h"
 #include "shape/ShapeEngine.h"
 
@@ -200,6 +201,52 @@ TEST(ShapeEngine, IfWithADecidedConditionTakesItsBranch) {
     b.output(y);
     Model m = b.finish();
     EXPECT_EQ(dimsOf(m, y), (Strings{"batch*seq", "64"}));
+}
+
+TEST(ShapeEngine, SubgraphCapturesGetTheirDefinitionsTypes) {
+    // r = Reshape(x, [0, -1]) is [batch, 64*seq] only by the symbolic engine; an If on a runtime
+    // condition reads it in its then-branch and, two levels down, in a nested If's branch that its
+    // own graph does not capture. The app draws a body's captures with these types.
+    GraphBuilder b("captures");
+    ValueId x = tokens(b);
+    ValueId flag = b.input("flag", DataType::Bool, {});
+    ValueId r = b.op("Reshape", {x, b.op("Concat", {b.ints("keep", {0}), b.ints("rest", {-1})}, {Attribute::makeInt("axis", 0)})}, {}, "r");
+    ASSERT_EQ(b.graph().value(r).name, "r_out");
+    auto branch = [](const std::string& name, const std::string& capture) {
+        auto g = std::make_shared<Graph>();
+        g->name = name;
+        ValueId in = g->addOuterScopeValue(capture);
+        ValueId out = g->addValue(name + "_out");
+        g->addNode("Identity", {in}, {out});
+        g->markOutput(out);
+        return std::pair{g, in};
+    };
+    auto [innerThen, innerCapture] = branch("inner_then", "r_out");
+    auto [innerElse, innerElseCapture] = branch("inner_else", "r_out");
+    auto outerThen = std::make_shared<Graph>();
+    outerThen->name = "outer_then";
+    ValueId flagIn = outerThen->addOuterScopeValue("flag");
+    ValueId nested = outerThen->addValue("nested");
+    outerThen->addNode("If", {flagIn}, {nested}, {Attribute::makeGraph("then_branch", innerThen), Attribute::makeGraph("else_branch", innerElse)});
+    outerThen->markOutput(nested);
+    auto [outerElse, outerElseCapture] = branch("outer_else", "r_out");
+    ValueId y = b.op("If", {flag}, {Attribute::makeGraph("then_branch", outerThen), Attribute::makeGraph("else_branch", outerElse)});
+    b.output(y);
+    Model m = b.finish();
+    ASSERT_EQ(dimsOf(m, r), (Strings{"batch", "64*seq"}));
+    auto capturedDims = [](const Graph& g, ValueId v) {
+        const auto& t = g.value(v).type;
+        Strings out;
+        if (!t.shape) return Strings{"<rank unknown>"};
+        for (const auto& d : t.shape->dims) out.push_back(d.value ? std::to_string(*d.value) : (d.param.empty() ? "?" : d.param));
+        return out;
+    };
+    EXPECT_EQ(capturedDims(*outerElse, outerElseCapture), (Strings{"batch", "64*seq"}));
+    EXPECT_EQ(capturedDims(*innerThen, innerCapture), (Strings{"batch", "64*seq"}));
+    EXPECT_EQ(capturedDims(*innerElse, innerElseCapture), (Strings{"batch", "64*seq"}));
+    EXPECT_EQ(outerThen->value(flagIn).type.elemType, DataType::Bool);
+    // A second pass changes nothing: every capture already says what its definition says.
+    EXPECT_EQ(copyCaptureTypes(m.graph), 0u);
 }
 
 TEST(ShapeEngine, KeepsWhatOnnxInferenceKnowsAndCountsCoverage) {
