@@ -77,12 +77,18 @@ DimExpr mod(const DimExpr& a, const DimExpr& b);
 DimExpr min(const DimExpr& a, const DimExpr& b);
 DimExpr max(const DimExpr& a, const DimExpr& b);
 
+/// Names of symbols that are sizes of tensors the model is fed (>= 1); see dimFromParam.
+using SizeSymbols = std::set<std::string, std::less<>>;
+
 /// Parses the spelling toString() writes (and sympy's: "ceil(x/2)", "x//2", "x**2" too).
-/// nullopt on a syntax error.
-std::optional<DimExpr> parseDimExpr(std::string_view text);
+/// nullopt on a syntax error. Names are symbols >= 1, or with `sizeSymbols`, >= 1 only when listed
+/// there and >= 0 otherwise.
+std::optional<DimExpr> parseDimExpr(std::string_view text, const SizeSymbols* sizeSymbols = nullptr);
 /// A dim_param as an expression: a plain name is a symbol; text that looks like an expression
 /// (has a space, '(', '*' or '/') is parsed, and falls back to one symbol named by the whole text.
-DimExpr dimFromParam(std::string_view param);
+/// With `sizeSymbols` (the model's input dims), any other name is a symbol >= 0: libonnx's
+/// "unk__7" or a data-dependent size written back by the engine may be 0 (no detections).
+DimExpr dimFromParam(std::string_view param, const SizeSymbols* sizeSymbols = nullptr);
 
 }  // namespace passlens::shape
 

@@ -1,6 +1,7 @@
 // Reads dim expressions in sympy's spelling (what ONNX Runtime's symbolic_shape_infer.py and
 // DimExpr::toString write): + - * / // ** with integer literals, names, floor(), ceil(), Mod(),
 // Min(), Max() (the last two with two or more arguments).
+#include <set>
 #include <unordered_map>
 #include <mutex>
 #include <cctype>
@@ -12,9 +13,13 @@ namespace passlens::shape {
 
 namespace {
 
+int64_t floorOf(std::string_view name, const SizeSymbols* sizeSymbols) {
+    return !sizeSymbols || sizeSymbols->count(name) ? 1 : 0;
+}
+
 class Parser {
 public:
-    explicit Parser(std::string_view s) : s_(s) {}
+    Parser(std::string_view s, const SizeSymbols* sizeSymbols) : s_(s), sizeSymbols_(sizeSymbols) {}
 
     std::optional<DimExpr> parseAll() {
         try {
@@ -115,7 +120,7 @@ private:
         std::string_view name = s_.substr(start, pos_ - start);
         skipSpace();
         bool call = pos_ < s_.size() && s_[pos_] == '(';
-        if (!call) return DimExpr::symbol(name);
+        if (!call) return DimExpr::symbol(name, floorOf(name, sizeSymbols_));
         std::vector<DimExpr> args = arguments();
         if (name == "floor" && args.size() == 1) return args[0];  // the division inside already floors
         if (name == "ceil" && args.size() == 1) return ceilOf(start);
@@ -142,27 +147,47 @@ private:
     }
 
     std::string_view s_;
+    const SizeSymbols* sizeSymbols_;
     size_t pos_ = 0;
 };
 
 }  // namespace
 
-std::optional<DimExpr> parseDimExpr(std::string_view text) { return Parser(text).parseAll(); }
+std::optional<DimExpr> parseDimExpr(std::string_view text, const SizeSymbols* sizeSymbols) {
+    return Parser(text, sizeSymbols).parseAll();
+}
 
-DimExpr dimFromParam(std::string_view param) {
-    if (param.find_first_of(" (*/") == std::string_view::npos) return DimExpr::symbol(param);
+DimExpr dimFromParam(std::string_view param, const SizeSymbols* sizeSymbols) {
+    if (param.find_first_of(" (*/") == std::string_view::npos) return DimExpr::symbol(param, floorOf(param, sizeSymbols));
     // The engine writes its expressions back as dim_params and reads them on every analysis:
-    // parse each text once (expressions are interned for the process's life anyway).
+    // parse each text once (expressions are interned for the process's life anyway). The cache
+    // holds the reading with every name >= 1 and the names in it, to tell when that reading holds.
+    struct Parsed {
+        DimExpr expr;
+        std::set<std::string> symbols;
+    };
     static std::mutex mutex;
-    static std::unordered_map<std::string, DimExpr> parsed;
-    {
-        std::lock_guard lock(mutex);
-        if (auto it = parsed.find(std::string(param)); it != parsed.end()) return it->second;
+    static std::unordered_map<std::string, Parsed> parsed;
+    auto allSizes = [sizeSymbols](const Parsed& p) {
+        if (sizeSymbols)
+            for (const auto& s : p.symbols)
+                if (!sizeSymbols->count(s)) return false;
+        return true;
+    };
+    std::unique_lock lock(mutex);
+    auto it = parsed.find(std::string(param));
+    if (it == parsed.end()) {
+        lock.unlock();
+        Parsed p{parseDimExpr(param).value_or(DimExpr::symbol(param)), {}};
+        p.expr.collectSymbols(p.symbols);
+        lock.lock();
+        if (parsed.size() >= 200000) parsed.clear();
+        it = parsed.emplace(std::string(param), std::move(p)).first;
     }
-    DimExpr e = parseDimExpr(param).value_or(DimExpr::symbol(param));
-    std::lock_guard lock(mutex);
-    if (parsed.size() < 200000) parsed.emplace(std::string(param), e);
-    return e;
+    if (allSizes(it->second)) return it->second.expr;
+    lock.unlock();
+    // A name outside the input dims may be 0: read again with such names >= 0 (rare; not cached).
+    return parseDimExpr(param, sizeSymbols).value_or(DimExpr::symbol(param, 0));
 }
 
 }  // namespace passlens::shape

@@ -104,8 +104,9 @@ ValueShape shapeOfTensor(const Tensor& t) {
 
 namespace {
 
-/// The dims an IR type states (libonnx's inference, the file's value_info).
-ValueShape fromType(const TypeInfo& t) {
+/// The dims an IR type states (libonnx's inference, the file's value_info). With `sizeSymbols`,
+/// a name that is not an input dim is a symbol >= 0 (see dimFromParam).
+ValueShape fromType(const TypeInfo& t, const SizeSymbols* sizeSymbols = nullptr) {
     ValueShape s;
     if (!t.isTensor()) return s;
     s.dtype = t.elemType;
@@ -113,7 +114,7 @@ ValueShape fromType(const TypeInfo& t) {
     std::vector<Dim> dims;
     for (const ir::Dim& d : t.shape->dims) {
         if (d.value) dims.push_back(DimExpr::constant(*d.value));
-        else if (!d.param.empty()) dims.push_back(dimFromParam(d.param));
+        else if (!d.param.empty()) dims.push_back(dimFromParam(d.param, sizeSymbols));
         else dims.push_back(std::nullopt);
     }
     s.dims = std::move(dims);
@@ -122,8 +123,11 @@ ValueShape fromType(const TypeInfo& t) {
 
 class Walker {
 public:
-    Walker(const Graph& g, ShapeAnalysis& a, const Walker* parent, const Model* model, int depth = 0)
-        : g_(g), a_(a), parent_(parent), model_(model), depth_(depth) {
+    /// `sizeSymbols`: the top-level graph's input dims, for a body or a function (null at the top:
+    /// the walker collects them from the inputs).
+    Walker(const Graph& g, ShapeAnalysis& a, const Walker* parent, const Model* model, int depth = 0,
+           const SizeSymbols* sizeSymbols = nullptr)
+        : g_(g), a_(a), parent_(parent), model_(model), depth_(depth), sizeSymbols_(sizeSymbols) {
         shapes_.resize(g.valueIdLimit());
     }
 
@@ -131,6 +135,10 @@ public:
     /// parameters take the call's arguments.
     void run(const std::vector<const ValueShape*>* inputs = nullptr) {
         for (ValueId v : g_.valueIds()) seed(v);
+        if (!sizeSymbols_) {
+            ownSizeSymbols_.insert(a_.inputSymbols.begin(), a_.inputSymbols.end());
+            sizeSymbols_ = &ownSizeSymbols_;
+        }
         if (inputs)
             for (size_t i = 0; i < g_.inputs().size() && i < inputs->size(); ++i)
                 shapes_[g_.inputs()[i]] = (*inputs)[i] ? *(*inputs)[i] : ValueShape{};
@@ -160,7 +168,7 @@ private:
             return;
         }
         if (!val.isGraphInput) return;
-        s = fromType(val.type);
+        s = fromType(val.type, sizeSymbols_);  // the top level's own inputs: every name is a size
         if (!s.dims) return;
         for (size_t i = 0; i < s.dims->size(); ++i) {
             auto& d = (*s.dims)[i];
@@ -211,7 +219,7 @@ private:
 
     /// Combines the engine's result with the type already on the value (libonnx / value_info).
     void merge(ValueShape& o, const Value& val) {
-        ValueShape known = fromType(val.type);
+        ValueShape known = fromType(val.type, sizeSymbols_);
         if (o.dtype == DataType::Undefined) o.dtype = known.dtype;
         if (!known.dims) return;
         if (!o.dims) {
@@ -247,7 +255,7 @@ private:
         if (!c || !c->isConstant()) return false;
         const Attribute* branch = n.attr(*c->constantValue() != 0 ? "then_branch" : "else_branch");
         if (!branch || !branch->g) return false;
-        Walker sub(*branch->g, a_, this, model_, depth_);
+        Walker sub(*branch->g, a_, this, model_, depth_, sizeSymbols_);
         sub.run();
         const auto& gOuts = branch->g->outputs();
         for (size_t i = 0; i < outs.size() && i < gOuts.size(); ++i) outs[i] = sub.shapes_[gOuts[i]];
@@ -261,7 +269,7 @@ private:
             for (const auto& at : f.body->node(n).attributes)
                 if (!at.refAttrName.empty()) return false;  // attribute parameters: not resolved here
         ShapeAnalysis scratch;  // the body's own fresh symbols and conflicts stay inside
-        Walker sub(*f.body, scratch, nullptr, model_, depth_ + 1);
+        Walker sub(*f.body, scratch, nullptr, model_, depth_ + 1, sizeSymbols_);
         sub.run(&ins);
         const auto& fOuts = f.body->outputs();
         for (size_t i = 0; i < outs.size() && i < fOuts.size(); ++i) outs[i] = sub.shapes_[fOuts[i]];
@@ -274,6 +282,8 @@ private:
     const Walker* parent_;
     const Model* model_;
     int depth_;
+    const SizeSymbols* sizeSymbols_;
+    SizeSymbols ownSizeSymbols_;
 };
 
 }  // namespace

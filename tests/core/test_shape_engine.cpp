@@ -249,6 +249,32 @@ TEST(ShapeEngine, SubgraphCapturesGetTheirDefinitionsTypes) {
     EXPECT_EQ(copyCaptureTypes(m.graph), 0u);
 }
 
+TEST(ShapeEngine, OnlyInputDimNamesAreNonEmptyWhenReadFromTypes) {
+    // A custom op the engine has no rule for: its outputs' dims come from their types (a file's
+    // value_info, libonnx). `batch` names an input dim, so it is >= 1 and Max(1, batch) is batch;
+    // unk__9 (libonnx's) and NonZero_n1 (written back by the engine) may be 0: Max(0, n - 1) stays.
+    GraphBuilder b("typed");
+    ValueId x = b.inputSymbolic("x", DataType::Float, {Dim::symbol("batch")});
+    std::vector<ValueId> outs = b.opMulti("Opaque", {x}, 3, {}, "opaque", "custom.domain");
+    b.output(outs[0]);
+    b.output(outs[1]);
+    b.output(outs[2]);
+    Model m = b.finish();
+    auto typed = [&](ValueId v, const std::string& param) {
+        m.graph.value(v).type = TypeInfo::tensor(DataType::Float, Shape{{Dim::symbol(param)}});
+    };
+    typed(outs[0], "Max(1, batch)");
+    typed(outs[1], "Max(0, unk__9 - 1)");
+    typed(outs[2], "NonZero_n1");
+    auto a = shape::analyzeShapes(m.graph, &m);
+    auto dim0 = [&](ValueId v) { return *(*a.of(v).dims)[0]; };
+    EXPECT_EQ(dim0(outs[0]).toString(), "batch");
+    EXPECT_EQ(dim0(outs[1]).toString(), "Max(0, unk__9 - 1)");
+    EXPECT_EQ(dim0(outs[2]).lowerBound(), std::optional<int64_t>(0));
+    // The same name the engine makes up for a data-dependent size is the same symbol.
+    EXPECT_EQ(dim0(outs[2]), DimExpr::symbol("NonZero_n1", 0));
+}
+
 TEST(ShapeEngine, KeepsWhatOnnxInferenceKnowsAndCountsCoverage) {
     GraphBuilder b("static");
     ValueId x = b.input("x", DataType::Float, {2, 3, 8, 8});
