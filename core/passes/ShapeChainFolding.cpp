@@ -133,6 +133,7 @@ private:
             if (n.inputs.size() < 2 || n.inputs[0] == kNone || n.inputs[1] == kNone) continue;
             if (n.opType == "Reshape") foldReshapeTarget(rw, a, id);
             else if (n.opType == "Expand") removeSymbolicNoOpExpand(rw, a, id);
+            else if (n.opType == "Slice") removeSymbolicNoOpSlice(rw, a, id);
         }
         if (addedShapes) rw.restoreTopologicalOrder();
         return a;
@@ -352,6 +353,26 @@ private:
         if (g.value(n.outputs[0]).isGraphOutput && g.value(n.inputs[0]).isGraphInput) return;
         rw.setRule("expand-noop-symbolic");
         bypassNodeChecked(rw, id, "Expand to " + describeValues(*out.dims) + ", the shape its input already has");
+    }
+
+    /// Steps of 1 (or none) and an output shape provably the input's: every start is 0 and every
+    /// end at or past its dim (a step -1 could keep the length and reverse, so it never matches).
+    static void removeSymbolicNoOpSlice(Rewriter& rw, const shape::ShapeAnalysis& a, NodeId id) {
+        const Graph& g = rw.graph();
+        const Node& n = g.node(id);
+        if (n.outputs.size() != 1 || n.outputs[0] == kNone || n.outputs[0] >= a.values.size() || n.inputs[0] >= a.values.size()) return;
+        if (n.inputs.size() > 4 && n.inputs[4] != kNone) {
+            TensorPtr steps = match::constantOf(g, n.inputs[4]);
+            if (!steps || steps->dtype != DataType::Int64) return;
+            for (int64_t i = 0; i < steps->elementCount(); ++i)
+                if (steps->as<int64_t>()[i] != 1) return;
+        }
+        const auto& in = a.of(n.inputs[0]);
+        const auto& out = a.of(n.outputs[0]);
+        if (!in.fullyKnown() || !out.fullyKnown() || *in.dims != *out.dims) return;
+        if (g.value(n.outputs[0]).isGraphOutput && g.value(n.inputs[0]).isGraphInput) return;
+        rw.setRule("slice-noop-symbolic");
+        bypassNodeChecked(rw, id, "Slice with steps 1 to " + describeValues(*out.dims) + ", the shape its input already has");
     }
 
     static void bypassNodeChecked(Rewriter& rw, NodeId id, const std::string& why) {

@@ -348,6 +348,25 @@ std::optional<DimExpr> exactMonomialDivide(const ExprNode* a, const ExprNode* b)
     return DimExpr(makePoly(std::move(out)));
 }
 
+/// k when a = k*b for an integer k (b a polynomial of several terms: floor(6*(x*y + x)/(x*y + x)) = 6).
+std::optional<int64_t> constantMultiple(const DimExpr& a, const DimExpr& b) {
+    const ExprNode* pb = b.node();
+    if (pb->terms.empty() || a.node()->terms.size() != pb->terms.size()) return std::nullopt;
+    const Term& lead = pb->terms[0];
+    for (const auto& t : a.node()->terms) {
+        bool same = t.factors.size() == lead.factors.size() &&
+                    std::equal(t.factors.begin(), t.factors.end(), lead.factors.begin(), [](const Factor& x, const Factor& y) {
+                        return x.atom == y.atom && x.exponent == y.exponent;
+                    });
+        if (!same) continue;
+        if (lead.coef == 0 || t.coef % lead.coef != 0) return std::nullopt;
+        int64_t k = t.coef / lead.coef;
+        if (a - DimExpr::constant(k) * b == DimExpr()) return k;
+        return std::nullopt;
+    }
+    return std::nullopt;
+}
+
 int64_t gcdOfCoefs(const ExprNode* p, int64_t k) {
     int64_t g = k < 0 ? -k : k;
     for (const auto& t : p->terms) g = std::gcd(g, t.coef < 0 ? -t.coef : t.coef);
@@ -643,6 +662,7 @@ DimExpr floorDiv(const DimExpr& a, const DimExpr& b) {
     if (a == b) return DimExpr::constant(1);
     if (a.isConstant() && *a.constantValue() == 0) return a;
     if (auto exact = exactMonomialDivide(pa, b.node())) return *exact;
+    if (auto k = constantMultiple(a, b)) return DimExpr::constant(*k);
     // 0 <= a < b: 0 <= a/b < 1.
     if (auto lo = a.lowerBound(); lo && *lo >= 0 && provenLessEqual(a + DimExpr::constant(1), b)) return DimExpr();
     return atomExpr(makeAtom(Kind::FloorDiv, pa, b.node()));
@@ -676,7 +696,7 @@ DimExpr mod(const DimExpr& a, const DimExpr& b) {
         return atomExpr(makeAtom(Kind::Mod, rest, b.node()));
     }
     if (a == b || (a.isConstant() && *a.constantValue() == 0)) return DimExpr();
-    if (exactMonomialDivide(pa, b.node())) return DimExpr();
+    if (exactMonomialDivide(pa, b.node()) || constantMultiple(a, b)) return DimExpr();
     // 0 <= a < b: floor(a/b) = 0, so Mod(a, b) = a.
     if (auto lo = a.lowerBound(); lo && *lo >= 0 && provenLessEqual(a + DimExpr::constant(1), b)) return a;
     return atomExpr(makeAtom(Kind::Mod, pa, b.node()));
