@@ -27,6 +27,7 @@ struct ExprNode {
     uint64_t id = 0;
     std::string name;             ///< Symbol
     int64_t symbolFloor = 1;      ///< Symbol: its smallest value (1 for an input dim, 0 for a data-dependent size)
+    std::optional<int64_t> symbolCeil;  ///< Symbol: its largest value, when the model bounds it
     std::vector<Term> terms;      ///< Poly, sorted; empty = 0
     const ExprNode* a = nullptr;  ///< FloorDiv/Mod/Min/Max operands (always Polys)
     const ExprNode* b = nullptr;
@@ -150,7 +151,7 @@ Interval mulInterval(const Interval& x, const Interval& y) {
 /// The interval of a node from its operands' stored intervals.
 Interval directInterval(const ExprNode& n) {
     switch (n.kind) {
-    case Kind::Symbol: return {n.symbolFloor, std::nullopt};
+    case Kind::Symbol: return {n.symbolFloor, n.symbolCeil};
     case Kind::Poly: {
         Interval sum{0, 0};
         for (const auto& t : n.terms) {
@@ -244,6 +245,7 @@ private:
         case Kind::Symbol:
             k += n.name;
             if (n.symbolFloor != 1) k += "#" + std::to_string(n.symbolFloor);
+            if (n.symbolCeil) k += "<=" + std::to_string(*n.symbolCeil);
             break;
         case Kind::Poly:
             for (const auto& t : n.terms) {
@@ -486,11 +488,12 @@ DimExpr DimExpr::constant(int64_t v) {
     return DimExpr(makePoly({t}));
 }
 
-DimExpr DimExpr::symbol(std::string_view name, int64_t atLeast) {
+DimExpr DimExpr::symbol(std::string_view name, int64_t atLeast, std::optional<int64_t> atMost) {
     ExprNode n;
     n.kind = Kind::Symbol;
     n.name = std::string(name);
     n.symbolFloor = atLeast;
+    n.symbolCeil = atMost;
     return atomExpr(table().intern(std::move(n)));
 }
 
