@@ -203,11 +203,14 @@ FloatFacts minMax(const FloatFacts& a, const FloatFacts& b, bool isMax) {
     int shift = 0;
     if (a.exactNum && b.exactNum)
         if (auto ab = alignExact(a, b, shift)) setExact(f, isMax ? max(ab->first, ab->second) : min(ab->first, ab->second), shift);
-    // min(a, b) <= a and <= b; max(a, b) >= a and >= b.
+    // min(a, b) <= a and <= b; max(a, b) >= a and >= b, when neither side can be NaN (which
+    // Min/Max may pass on): a side with a bound or an exact value is a finite number.
+    auto finite = [](const FloatFacts& x) { return x.exactNum || !x.upper.empty() || !x.lower.empty(); };
     auto& keep = isMax ? f.lower : f.upper;
-    for (const auto* src : {isMax ? &a.lower : &a.upper, isMax ? &b.lower : &b.upper})
-        for (const auto& r : *src)
-            if (keep.size() < kMaxBounds) keep.push_back(r);
+    if (finite(a) && finite(b))
+        for (const auto* src : {isMax ? &a.lower : &a.upper, isMax ? &b.lower : &b.upper})
+            for (const auto& r : *src)
+                if (keep.size() < kMaxBounds) keep.push_back(r);
     f.nonNegative = isMax ? (a.nonNegative || b.nonNegative) : (a.nonNegative && b.nonNegative);
     f.log2Lo = std::min(a.log2Lo, b.log2Lo);
     f.log2Hi = std::max(a.log2Hi, b.log2Hi);
