@@ -49,6 +49,7 @@ private:
         if (algebraic::mergeReluClip(rw, id, revisit)) return;
         if (algebraic::dropZeroInitialStates(rw, id, revisit)) return;
         if (algebraic::unsqueezedDimToShapeSlice(rw, id, revisit)) return;
+        if (algebraic::elementwiseThroughSqueeze(rw, id, revisit)) return;
         if (algebraic::simplifyShapeOps(rw, id, revisit)) return;
         algebraic::simplifyArithmetic(rw, id, revisit);
     }

@@ -22,6 +22,7 @@
 #include "passes/PassRegistry.h"
 #include "passes/SymbolicRewrites.h"
 #include "passes/ShapeChain.h"
+#include "passes/fusion/PatternUtil.h"
 #include "passes/match/Match.h"
 #include "shape/ShapeEngine.h"
 
@@ -133,6 +134,7 @@ private:
             if (n.inputs.size() < 2 || n.inputs[0] == kNone || n.inputs[1] == kNone) continue;
             if (n.opType == "Reshape") foldReshapeTarget(rw, a, id);
             else if (n.opType == "Expand") removeSymbolicNoOpExpand(rw, a, id);
+            else if (n.opType == "Slice") removeSymbolicNoOpSlice(rw, a, id);
         }
         if (addedShapes) rw.restoreTopologicalOrder();
         return a;
@@ -329,6 +331,7 @@ private:
                 entries.push_back(-1);
             }
         }
+        if (symbolic.size() > 1 && reshapeToUnsqueeze(rw, a, id)) return;
         if (symbolic.size() > 1) {
             rw.missed({id}, "target " + describeValues(*t.values) + " has " + std::to_string(symbolic.size()) +
                                 " entries that are neither constants nor the input's own dims",
@@ -352,6 +355,60 @@ private:
         if (g.value(n.outputs[0]).isGraphOutput && g.value(n.inputs[0]).isGraphInput) return;
         rw.setRule("expand-noop-symbolic");
         bypassNodeChecked(rw, id, "Expand to " + describeValues(*out.dims) + ", the shape its input already has");
+    }
+
+    /// A Reshape whose result is its input with 1s inserted ([1, 6, h, w] → [1, 6, 1, h, w]) is an
+    /// Unsqueeze with constant axes: no target to compute, however many symbolic dims there are.
+    static bool reshapeToUnsqueeze(Rewriter& rw, const shape::ShapeAnalysis& a, NodeId id) {
+        const Graph& g = rw.graph();
+        const Node& n = g.node(id);
+        if (n.outputs.size() != 1 || n.outputs[0] == kNone || n.outputs[0] >= a.values.size()) return false;
+        const auto& in = a.of(n.inputs[0]);
+        const auto& out = a.of(n.outputs[0]);
+        if (!in.fullyKnown() || !out.fullyKnown() || out.dims->size() <= in.dims->size()) return false;
+        std::vector<int64_t> axes;
+        size_t p = 0;
+        for (size_t j = 0; j < out.dims->size(); ++j) {
+            const shape::DimExpr& o = *(*out.dims)[j];
+            if (p < in.dims->size() && o == *(*in.dims)[p]) ++p;
+            else if (o.constantValue() == int64_t(1)) axes.push_back((int64_t)j);
+            else return false;
+        }
+        if (p != in.dims->size()) return false;
+        rw.setRule("reshape-as-unsqueeze");
+        const std::string name = n.displayName();
+        const std::string why = name + " gives " + describeValues(*out.dims) + ", its input " + describeValues(*in.dims) +
+                                " with 1s at " + intsText(axes) + ": an Unsqueeze";
+        const ValueId x = n.inputs[0], y = n.outputs[0];
+        NodeId u = kNone;
+        if (pattern::defaultOpset(rw.model()) >= 13) {  // axes became an input in opset 13
+            ValueId axesValue = rw.newInitializer(name + "_axes", int64Tensor({(int64_t)axes.size()}, axes));
+            u = rw.replaceNodes({id}, "Unsqueeze", {x, axesValue}, {y}, {}, why, name);
+        } else {
+            u = rw.replaceNodes({id}, "Unsqueeze", {x}, {y}, {Attribute::makeInts("axes", axes)}, why, name);
+        }
+        rw.applied({u}, why);
+        return true;
+    }
+
+    /// Steps of 1 (or none) and an output shape provably the input's: every start is 0 and every
+    /// end at or past its dim (a step -1 could keep the length and reverse, so it never matches).
+    static void removeSymbolicNoOpSlice(Rewriter& rw, const shape::ShapeAnalysis& a, NodeId id) {
+        const Graph& g = rw.graph();
+        const Node& n = g.node(id);
+        if (n.outputs.size() != 1 || n.outputs[0] == kNone || n.outputs[0] >= a.values.size() || n.inputs[0] >= a.values.size()) return;
+        if (n.inputs.size() > 4 && n.inputs[4] != kNone) {
+            TensorPtr steps = match::constantOf(g, n.inputs[4]);
+            if (!steps || steps->dtype != DataType::Int64) return;
+            for (int64_t i = 0; i < steps->elementCount(); ++i)
+                if (steps->as<int64_t>()[i] != 1) return;
+        }
+        const auto& in = a.of(n.inputs[0]);
+        const auto& out = a.of(n.outputs[0]);
+        if (!in.fullyKnown() || !out.fullyKnown() || *in.dims != *out.dims) return;
+        if (g.value(n.outputs[0]).isGraphOutput && g.value(n.inputs[0]).isGraphInput) return;
+        rw.setRule("slice-noop-symbolic");
+        bypassNodeChecked(rw, id, "Slice with steps 1 to " + describeValues(*out.dims) + ", the shape its input already has");
     }
 
     static void bypassNodeChecked(Rewriter& rw, NodeId id, const std::string& why) {

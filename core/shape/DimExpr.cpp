@@ -27,6 +27,7 @@ struct ExprNode {
     uint64_t id = 0;
     std::string name;             ///< Symbol
     int64_t symbolFloor = 1;      ///< Symbol: its smallest value (1 for an input dim, 0 for a data-dependent size)
+    std::optional<int64_t> symbolCeil;  ///< Symbol: its largest value, when the model bounds it
     std::vector<Term> terms;      ///< Poly, sorted; empty = 0
     const ExprNode* a = nullptr;  ///< FloorDiv/Mod/Min/Max operands (always Polys)
     const ExprNode* b = nullptr;
@@ -150,7 +151,7 @@ Interval mulInterval(const Interval& x, const Interval& y) {
 /// The interval of a node from its operands' stored intervals.
 Interval directInterval(const ExprNode& n) {
     switch (n.kind) {
-    case Kind::Symbol: return {n.symbolFloor, std::nullopt};
+    case Kind::Symbol: return {n.symbolFloor, n.symbolCeil};
     case Kind::Poly: {
         Interval sum{0, 0};
         for (const auto& t : n.terms) {
@@ -244,6 +245,7 @@ private:
         case Kind::Symbol:
             k += n.name;
             if (n.symbolFloor != 1) k += "#" + std::to_string(n.symbolFloor);
+            if (n.symbolCeil) k += "<=" + std::to_string(*n.symbolCeil);
             break;
         case Kind::Poly:
             for (const auto& t : n.terms) {
@@ -346,6 +348,25 @@ std::optional<DimExpr> exactMonomialDivide(const ExprNode* a, const ExprNode* b)
         out.push_back(std::move(q));
     }
     return DimExpr(makePoly(std::move(out)));
+}
+
+/// k when a = k*b for an integer k (b a polynomial of several terms: floor(6*(x*y + x)/(x*y + x)) = 6).
+std::optional<int64_t> constantMultiple(const DimExpr& a, const DimExpr& b) {
+    const ExprNode* pb = b.node();
+    if (pb->terms.empty() || a.node()->terms.size() != pb->terms.size()) return std::nullopt;
+    const Term& lead = pb->terms[0];
+    for (const auto& t : a.node()->terms) {
+        bool same = t.factors.size() == lead.factors.size() &&
+                    std::equal(t.factors.begin(), t.factors.end(), lead.factors.begin(), [](const Factor& x, const Factor& y) {
+                        return x.atom == y.atom && x.exponent == y.exponent;
+                    });
+        if (!same) continue;
+        if (lead.coef == 0 || t.coef % lead.coef != 0) return std::nullopt;
+        int64_t k = t.coef / lead.coef;
+        if (a - DimExpr::constant(k) * b == DimExpr()) return k;
+        return std::nullopt;
+    }
+    return std::nullopt;
 }
 
 int64_t gcdOfCoefs(const ExprNode* p, int64_t k) {
@@ -467,11 +488,12 @@ DimExpr DimExpr::constant(int64_t v) {
     return DimExpr(makePoly({t}));
 }
 
-DimExpr DimExpr::symbol(std::string_view name, int64_t atLeast) {
+DimExpr DimExpr::symbol(std::string_view name, int64_t atLeast, std::optional<int64_t> atMost) {
     ExprNode n;
     n.kind = Kind::Symbol;
     n.name = std::string(name);
     n.symbolFloor = atLeast;
+    n.symbolCeil = atMost;
     return atomExpr(table().intern(std::move(n)));
 }
 
@@ -643,6 +665,7 @@ DimExpr floorDiv(const DimExpr& a, const DimExpr& b) {
     if (a == b) return DimExpr::constant(1);
     if (a.isConstant() && *a.constantValue() == 0) return a;
     if (auto exact = exactMonomialDivide(pa, b.node())) return *exact;
+    if (auto k = constantMultiple(a, b)) return DimExpr::constant(*k);
     // 0 <= a < b: 0 <= a/b < 1.
     if (auto lo = a.lowerBound(); lo && *lo >= 0 && provenLessEqual(a + DimExpr::constant(1), b)) return DimExpr();
     return atomExpr(makeAtom(Kind::FloorDiv, pa, b.node()));
@@ -676,7 +699,7 @@ DimExpr mod(const DimExpr& a, const DimExpr& b) {
         return atomExpr(makeAtom(Kind::Mod, rest, b.node()));
     }
     if (a == b || (a.isConstant() && *a.constantValue() == 0)) return DimExpr();
-    if (exactMonomialDivide(pa, b.node())) return DimExpr();
+    if (exactMonomialDivide(pa, b.node()) || constantMultiple(a, b)) return DimExpr();
     // 0 <= a < b: floor(a/b) = 0, so Mod(a, b) = a.
     if (auto lo = a.lowerBound(); lo && *lo >= 0 && provenLessEqual(a + DimExpr::constant(1), b)) return a;
     return atomExpr(makeAtom(Kind::Mod, pa, b.node()));

@@ -35,7 +35,9 @@ public:
     static DimExpr constant(int64_t v);
     /// A named dim whose values are >= `atLeast`: 1 for an input's dim_param (a tensor the model
     /// is fed has no empty dims), 0 for a size the data decides (NonZero may find nothing).
-    static DimExpr symbol(std::string_view name, int64_t atLeast = 1);
+    /// `atMost`, when given, is an upper bound the model itself proves (a size computed by
+    /// arithmetic whose range is known), never an assumption about tensor sizes.
+    static DimExpr symbol(std::string_view name, int64_t atLeast = 1, std::optional<int64_t> atMost = std::nullopt);
 
     bool isConstant() const;
     std::optional<int64_t> constantValue() const;

@@ -22,7 +22,7 @@ public:
     const ValueShape* in(size_t i) const { return i < inputs_.size() ? inputs_[i] : nullptr; }
     ValueShape& out(size_t i) { return outputs_.at(i); }
     /// A new symbol for a size only the data decides, recorded with the node and the reason.
-    DimExpr fresh(const std::string& reason);
+    DimExpr fresh(const std::string& reason, std::optional<int64_t> atMost = std::nullopt);
     /// The input's elements when all are known constants.
     std::optional<std::vector<int64_t>> constInts(size_t i) const;
 
@@ -38,6 +38,10 @@ using RuleTable = std::unordered_map<std::string, Rule>;
 void addShapeOpRules(RuleTable& t);      // rules/ShapeOps.cpp
 void addElementwiseRules(RuleTable& t);  // rules/Elementwise.cpp
 void addNnRules(RuleTable& t);           // rules/NnOps.cpp
+/// After an op's rule: exact values and proven bounds of float32 size arithmetic (Cast of a
+/// size, products and quotients, Min/Max, Floor/Ceil, Cast back to an integer), and integer
+/// elements for the results that are provably whole (rules/FloatSizes.cpp).
+void refineFloatSizes(RuleContext& c);
 
 // ---- helpers shared by the rule files (rules/Common.cpp) -------------------------------------
 inline constexpr size_t kMaxValueElements = 64;

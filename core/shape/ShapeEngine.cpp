@@ -28,10 +28,10 @@ std::optional<std::vector<int64_t>> ValueShape::staticDims() const {
     return out;
 }
 
-DimExpr RuleContext::fresh(const std::string& reason) {
+DimExpr RuleContext::fresh(const std::string& reason, std::optional<int64_t> atMost) {
     std::string name = node.opType + "_n" + std::to_string(fresh_.size() + 1);
     fresh_.push_back({name, node.displayName(), reason});
-    return DimExpr::symbol(name, 0);  // a data-dependent size may be 0: no rule may assume more
+    return DimExpr::symbol(name, 0, atMost);  // a data-dependent size may be 0: no rule may assume more
 }
 
 std::optional<std::vector<int64_t>> RuleContext::constInts(size_t i) const {
@@ -196,6 +196,7 @@ private:
                 else if (auto it = rules().find(n.opType); it != rules().end()) {
                     RuleContext ctx(n, ins, outs, a_.fresh);
                     it->second(ctx);
+                    refineFloatSizes(ctx);
                     handled = true;
                 }
             } catch (const std::exception& e) {

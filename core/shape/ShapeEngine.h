@@ -19,11 +19,31 @@ namespace passlens::shape {
 
 using Dim = std::optional<DimExpr>;  ///< nullopt = unknown
 
+/// coef * num / den, with num >= 0 and den >= 1 at every binding.
+struct RealRatio {
+    double coef = 0;
+    DimExpr num, den;
+};
+
+/// What is proven about one element of a small float32 tensor computed from sizes (an image
+/// resize factor, a padded size): its exact value num / 2^shift when every step is exact, and
+/// bounds that hold at every binding, rounding included (rules/FloatSizes.cpp).
+struct FloatFacts {
+    std::optional<DimExpr> exactNum;
+    int exactShift = 0;
+    std::vector<RealRatio> upper, lower;  ///< value <= each upper, value >= each lower
+    bool nonNegative = false;
+    /// log2 of the smallest and largest non-zero magnitude: the bounds hold only while every step
+    /// stays in float32's normal range, where each rounding is within a factor (1 +- 2^-24).
+    double log2Lo = 0, log2Hi = 0;
+};
+
 struct ValueShape {
     ir::DataType dtype = ir::DataType::Undefined;
     std::optional<std::vector<Dim>> dims;    ///< nullopt = rank unknown
     std::optional<std::vector<Dim>> values;  ///< elements of a small integer tensor, row-major
     std::optional<std::vector<double>> reals; ///< elements of a small constant float tensor (Resize scales)
+    std::optional<std::vector<FloatFacts>> floats; ///< per element of a small float32 tensor, when derived
     std::string why;                         ///< for a value with unknown dims: which node, and why
 
     bool fullyKnown() const;

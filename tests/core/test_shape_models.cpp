@@ -59,8 +59,19 @@ struct OracleResult {
 };
 
 /// Runs the model at `b` and compares every stated dim of every node output with the real one.
-OracleResult checkAt(const ir::Model& m, const shape::ShapeAnalysis& a, const shape::Bindings& b) {
+OracleResult checkAt(const ir::Model& m, const shape::ShapeAnalysis& a, const shape::Bindings& inputDims) {
     OracleResult r;
+    // A data-dependent size (a fresh symbol) takes its value where it first appears alone, as a
+    // dim or an element, within its proven range; every later expression over it is checked.
+    shape::Bindings b = inputDims;
+    auto learn = [&](const shape::DimExpr& e, int64_t real, const std::string& where) {
+        auto name = e.symbolName();
+        if (!name || b.count(*name)) return;
+        b.emplace(*name, real);
+        auto lo = e.lowerBound(), hi = e.upperBound();
+        if ((lo && real < *lo) || (hi && real > *hi))
+            r.mismatches.push_back(where + ": " + *name + " = " + std::to_string(real) + ", outside its proven range");
+    };
     ir::Model probe = m;
     std::vector<ValueId> watched;
     for (NodeId n : probe.graph.nodeOrder())
@@ -88,16 +99,20 @@ OracleResult checkAt(const ir::Model& m, const shape::ShapeAnalysis& a, const sh
             known.values->size() == static_cast<size_t>(t.elementCount())) {
             for (size_t k = 0; k < known.values->size(); ++k) {
                 const auto& e = (*known.values)[k];
+                const int64_t got = t.dtype == DataType::Int64 ? t.as<int64_t>()[k] : t.as<int32_t>()[k];
+                if (e) learn(*e, got, val.name + " element " + std::to_string(k));
                 std::optional<int64_t> want = e ? e->evaluate(b) : std::nullopt;
                 if (!want) continue;
                 ++r.checkedElements;
-                const int64_t got = t.dtype == DataType::Int64 ? t.as<int64_t>()[k] : t.as<int32_t>()[k];
                 if (*want != got)
                     r.mismatches.push_back(val.name + " element " + std::to_string(k) + ": engine " + e->toString() + " = " +
                                            std::to_string(*want) + ", real " + std::to_string(got));
             }
         }
+        const auto& engineDims = known.dims;
         for (size_t k = 0; k < stated.size(); ++k) {
+            if (engineDims && k < engineDims->size() && (*engineDims)[k])
+                learn(*(*engineDims)[k], real[k], val.name + " dim " + std::to_string(k));
             std::optional<int64_t> want;
             std::string text;
             if (stated[k].value) { want = stated[k].value; text = std::to_string(*want); }

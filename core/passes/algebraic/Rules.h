@@ -52,5 +52,8 @@ bool dropZeroInitialStates(Rewriter& rw, ir::NodeId id, Revisit& revisit);
 /// Unsqueeze(Gather(Shape(x), i), [0]) and Gather(Shape(x), [i]) → Shape(x, start=i, end=i+1) from opset 15
 /// (ShapeSliceRules.cpp).
 bool unsqueezedDimToShapeSlice(Rewriter& rw, ir::NodeId id, Revisit& revisit);
+/// Unsqueeze(f(Squeeze(x, A), s), A) → f(x, s) for an elementwise f and a one-element s
+/// (SqueezedElementwiseRules.cpp).
+bool elementwiseThroughSqueeze(Rewriter& rw, ir::NodeId id, Revisit& revisit);
 
 }  // namespace passlens::passes::algebraic

@@ -114,8 +114,10 @@ Dim truncDiv(const DimExpr& a, const DimExpr& b) {
     auto la = a.lowerBound();
     if (!la || *la < 0) return std::nullopt;
     if (y && *y < 0) return -floorDiv(a, -b);
+    // b >= 0: where b is 0 the model divides an integer by zero and has no result to keep (ONNX
+    // leaves it undefined, ONNX Runtime stops), so b >= 1 at every binding the model runs at.
     auto lb = b.lowerBound();
-    if (lb && *lb >= 1) return floorDiv(a, b);
+    if (lb && *lb >= 0) return floorDiv(a, b);
     return std::nullopt;
 }
 
@@ -353,13 +355,20 @@ void addElementwiseRules(RuleTable& t) {
         if (isFloat32(to) && x.reals) {
             o.reals = x.reals;  // float32 to float32
         } else if (isFloat32(to) && x.values && isIntegerType(x.dtype)) {
-            // Integers (sizes, far below 2^24, so exact in float32) stay whole numbers: kept as
-            // values, and as float32 elements when all are constants.
+            // Integers proven within +-2^24 are exact in float32: kept as values (whole numbers),
+            // and as float32 elements when all are constants. A size with no proven bound may
+            // round (rules/FloatSizes.cpp keeps bounds on it instead).
+            const int64_t limit = int64_t(1) << 24;
+            for (const Dim& e : *x.values) {
+                auto lo = e ? e->lowerBound() : std::nullopt;
+                auto hi = e ? e->upperBound() : std::nullopt;
+                if (!lo || !hi || *lo < -limit || *hi > limit) return;
+            }
             o.values = x.values;
             std::vector<double> r;
             for (const Dim& e : *x.values) {
-                auto v = e ? e->constantValue() : std::nullopt;
-                if (!v || std::abs(*v) > (int64_t(1) << 24)) return;
+                auto v = e->constantValue();
+                if (!v) return;
                 r.push_back(static_cast<double>(*v));
             }
             o.reals = r;
