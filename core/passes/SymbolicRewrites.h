@@ -29,5 +29,12 @@ namespace passlens::passes {
 /// made are not in it and are treated as unknown; every other value still computes what it says.
 void gatherPermutedVectors(Rewriter& rw, const shape::ShapeAnalysis& a, bool captures);
 void rewriteScatterBoxFills(Rewriter& rw, const shape::ShapeAnalysis& a, bool captures);
+/// Analyzes the graph itself, and only when some Where chain's values already qualify.
+void rewriteBoxGridLabels(Rewriter& rw, bool captures);
+
+/// The one value every element of `v` holds, when that is evident (a ConstantOfShape, or a
+/// constant with equal elements, seen through Reshape/Expand/Unsqueeze/...): a one-element
+/// tensor, else nullptr.
+ir::TensorPtr uniformFill(const ir::Graph& g, ir::ValueId v);
 
 }  // namespace passlens::passes
