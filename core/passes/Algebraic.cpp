@@ -48,6 +48,7 @@ private:
         if (algebraic::simplifyNeutral(rw, id, revisit)) return;
         if (algebraic::mergeReluClip(rw, id, revisit)) return;
         if (algebraic::dropZeroInitialStates(rw, id, revisit)) return;
+        if (algebraic::mergeNestedWheres(rw, id, revisit)) return;
         if (algebraic::unsqueezedDimToShapeSlice(rw, id, revisit)) return;
         if (algebraic::simplifyShapeOps(rw, id, revisit)) return;
         algebraic::simplifyArithmetic(rw, id, revisit);
