@@ -50,6 +50,7 @@ private:
         if (algebraic::dropZeroInitialStates(rw, id, revisit)) return;
         if (algebraic::mergeNestedWheres(rw, id, revisit)) return;
         if (algebraic::unsqueezedDimToShapeSlice(rw, id, revisit)) return;
+        if (algebraic::mergeUnsqueezes(rw, id, revisit)) return;
         if (algebraic::simplifyShapeOps(rw, id, revisit)) return;
         algebraic::simplifyArithmetic(rw, id, revisit);
     }
