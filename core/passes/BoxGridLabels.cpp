@@ -264,41 +264,43 @@ bool separate(const std::vector<std::vector<T>>& cell, std::vector<T>& row, std:
     return true;
 }
 
-/// A coordinate's label as pieces: value labels[k] below bounds[k] (and above the previous
-/// bound), the last label above the last bound. Adjacent equal labels are one piece.
-template <class T>
+/// A coordinate's label as pieces: labels[k] below bounds[k] (and at or above the bound before),
+/// the last label from the last bound on. Adjacent equal labels are one piece. Labels are the
+/// bytes of one element of the data's type.
 struct Pieces {
     std::vector<int64_t> bounds;
-    std::vector<T> labels;
+    std::vector<std::string> labels;
 };
 
 template <class T>
-Pieces<T> piecesOf(const std::vector<int64_t>& cuts, const std::vector<T>& labels) {
-    Pieces<T> p;
+Pieces piecesOf(const std::vector<int64_t>& cuts, const std::vector<T>& labels) {
+    Pieces p;
     for (size_t k = 0; k < labels.size(); ++k) {
-        if (!p.labels.empty() && sameBits(p.labels.back(), labels[k])) {
+        const std::string bytes(reinterpret_cast<const char*>(&labels[k]), sizeof(T));
+        if (!p.labels.empty() && p.labels.back() == bytes) {
             if (k + 1 < labels.size()) p.bounds.back() = cuts[k + 1];
             continue;
         }
-        p.labels.push_back(labels[k]);
+        p.labels.push_back(bytes);
         if (k + 1 < labels.size()) p.bounds.push_back(cuts[k + 1]);
     }
     if (p.bounds.size() == p.labels.size()) p.bounds.pop_back();  // the last piece runs to the end
     return p;
 }
 
-/// Nodes that only exist to compute the chain's output, dead readers aside: its top, then back
+/// Nodes that only exist to compute the tops' outputs, dead readers aside: the tops, then back
 /// through producers whose every live reader is already counted.
-size_t exclusiveNodes(const Rewriter& rw, const Liveness& live, NodeId top, bool captures) {
+size_t exclusiveNodes(const Rewriter& rw, const Liveness& live, const std::vector<NodeId>& tops, bool captures) {
     const Graph& g = rw.graph();
-    std::set<NodeId> dead{top};
+    std::set<NodeId> dead(tops.begin(), tops.end());
     std::vector<NodeId> work;
     auto producersOf = [&](NodeId n) {
         for (ValueId in : g.node(n).inputs)
             if (in != kNone && g.value(in).producer != kNone) work.push_back(g.value(in).producer);
     };
-    producersOf(top);
-    for (size_t guard = 0; !work.empty() && guard < 4096; ++guard) {
+    for (NodeId top : tops) producersOf(top);
+    // A node reached before all its readers are counted is looked at again when the last one is.
+    for (size_t guard = 0; !work.empty() && guard < 65536; ++guard) {
         const NodeId p = work.back();
         work.pop_back();
         if (dead.count(p) || g.node(p).hasSubgraphs()) continue;
@@ -322,9 +324,8 @@ std::optional<std::vector<shape::DimExpr>> broadcastOf(const std::vector<shape::
     const size_t rank = std::max(x.size(), y.size());
     std::vector<shape::DimExpr> out(rank);
     for (size_t k = 0; k < rank; ++k) {
-        const bool hasX = k < x.size(), hasY = k < y.size();
-        const shape::DimExpr* dx = hasX ? &x[x.size() - 1 - k] : nullptr;
-        const shape::DimExpr* dy = hasY ? &y[y.size() - 1 - k] : nullptr;
+        const shape::DimExpr* dx = k < x.size() ? &x[x.size() - 1 - k] : nullptr;
+        const shape::DimExpr* dy = k < y.size() ? &y[y.size() - 1 - k] : nullptr;
         shape::DimExpr& d = out[rank - 1 - k];
         if (!dx || dx->constantValue() == 1) d = *dy;
         else if (!dy || dy->constantValue() == 1 || *dx == *dy) d = *dx;
@@ -344,16 +345,15 @@ std::optional<std::vector<shape::DimExpr>> knownDims(const shape::ShapeAnalysis&
 }
 
 /// A chain that qualifies: its table split into one label per coordinate.
-template <class T>
 struct Plan {
     Chain chain;
-    Pieces<T> pieces[2];
+    Pieces pieces[2];
     size_t cells[2] = {0, 0};
 };
 
 /// The labels of a chain's grid, when every cell is a row part plus a column part in T.
 template <class T>
-std::optional<Plan<T>> planOf(const Graph& g, Chain chain) {
+std::optional<Plan> planIn(const Graph& g, const Chain& chain) {
     Interval domain[2];
     std::vector<int64_t> cuts[2];
     for (int c = 0; c < 2; ++c) {
@@ -381,40 +381,70 @@ std::optional<Plan<T>> planOf(const Graph& g, Chain chain) {
         }
     std::vector<T> labels[2];
     if (!separate(cell, labels[0], labels[1])) return std::nullopt;
-    Plan<T> plan;
+    Plan plan;
     for (int c = 0; c < 2; ++c) {
         plan.pieces[c] = piecesOf(cuts[c], labels[c]);
         plan.cells[c] = cuts[c].size();
         // A label that does not vary leaves the result without that coordinate's shape.
         if (plan.pieces[c].labels.size() < 2) return std::nullopt;
     }
-    plan.chain = std::move(chain);
+    plan.chain = chain;
     return plan;
 }
 
+std::optional<Plan> planOf(const Graph& g, const Chain& chain) {
+    switch (chain.dtype) {
+    case DataType::Float: return planIn<float>(g, chain);
+    case DataType::Double: return planIn<double>(g, chain);
+    case DataType::Int32: return planIn<int32_t>(g, chain);
+    case DataType::Int64: return planIn<int64_t>(g, chain);
+    default: return std::nullopt;
+    }
+}
+
+/// "coordinate|dtype|bounds|labels": equal keys, equal label values.
+std::string labelKey(const Chain& chain, int c, const Pieces& p) {
+    std::string key = std::to_string(chain.coord[c]) + "|" + std::to_string(int(chain.dtype)) + "|";
+    for (int64_t b : p.bounds) key += std::to_string(b) + ",";
+    for (const std::string& l : p.labels) key += "|" + l;
+    return key;
+}
+
+/// Builds each distinct label once: the shifted blocks of a stage write the same grid over the
+/// same coordinates.
 class LabelBuilder {
 public:
-    LabelBuilder(Rewriter& rw, NodeId origin) : rw_(rw), origin_(origin), name_(rw.graph().node(origin).displayName()) {}
+    explicit LabelBuilder(Rewriter& rw) : rw_(rw) {}
 
     /// Where(coord < b0, l0, Where(coord < b1, l1, ... l_last)).
-    template <class T>
-    ValueId label(ValueId coord, const Pieces<T>& p, DataType dtype) {
+    ValueId label(const Chain& chain, int c, const Pieces& p, NodeId origin) {
+        const std::string key = labelKey(chain, c, p);
+        if (auto it = built_.find(key); it != built_.end()) return it->second;
+        origin_ = origin;
+        name_ = rw_.graph().node(origin).displayName();
+        const ValueId coord = chain.coord[c];
         const DataType coordType = rw_.graph().value(coord).type.elemType;
-        ValueId v = scalar(dtype, p.labels.back());
+        ValueId v = scalar(chain.dtype, p.labels.back());
         for (size_t k = p.bounds.size(); k-- > 0;) {
             ValueId below = rw_.newValue("grid_side", TypeInfo::tensor(DataType::Bool));
-            ValueId bound = coordType == DataType::Int32 ? scalar(coordType, int32_t(p.bounds[k])) : scalar(coordType, p.bounds[k]);
-            add("Less", {coord, bound}, below);
-            ValueId out = rw_.newValue("grid_label", TypeInfo::tensor(dtype));
-            add("Where", {below, scalar(dtype, p.labels[k]), v}, out);
+            const int32_t narrow = int32_t(p.bounds[k]);  // an int32 coordinate's bounds fit int32
+            add("Less", {coord, coordType == DataType::Int32 ? scalar(coordType, std::string((const char*)&narrow, 4))
+                                                             : scalar(coordType, std::string((const char*)&p.bounds[k], 8))},
+                below);
+            ValueId out = rw_.newValue("grid_label", TypeInfo::tensor(chain.dtype));
+            add("Where", {below, scalar(chain.dtype, p.labels[k]), v}, out);
             v = out;
         }
-        return v;
+        return built_[key] = v;
     }
 
+    /// Nodes label() adds for a label not built yet.
+    static size_t cost(const Pieces& p) { return 2 * p.bounds.size(); }
+
 private:
-    template <class T>
-    ValueId scalar(DataType t, T v) { return rw_.newInitializer("grid_label_value", makeTensor(t, {}, &v, sizeof(T))); }
+    ValueId scalar(DataType t, const std::string& bytes) {
+        return rw_.newInitializer("grid_label_value", makeTensor(t, {}, bytes.data(), bytes.size()));
+    }
 
     void add(const char* op, std::vector<ValueId> inputs, ValueId out) {
         rw_.addNode(op, std::move(inputs), {out}, {}, {origin_}, "computes one coordinate's part of a box grid's labels",
@@ -422,20 +452,19 @@ private:
     }
 
     Rewriter& rw_;
-    NodeId origin_;
+    NodeId origin_ = kNone;
     std::string name_;
+    std::map<std::string, ValueId> built_;
 };
 
-template <class T>
-void rewrite(Rewriter& rw, const Plan<T>& plan) {
+void rewrite(Rewriter& rw, LabelBuilder& builder, const Plan& plan) {
     const Graph& g = rw.graph();
     const Chain& chain = plan.chain;
     const NodeId top = chain.wheres.front();
     const ValueId out = g.node(top).outputs[0];
     const std::string name = g.node(top).displayName();
-    LabelBuilder builder(rw, top);
-    const ValueId first = builder.label(chain.coord[0], plan.pieces[0], chain.dtype);
-    const ValueId second = builder.label(chain.coord[1], plan.pieces[1], chain.dtype);
+    const ValueId first = builder.label(chain, 0, plan.pieces[0], top);
+    const ValueId second = builder.label(chain, 1, plan.pieces[1], top);
     const std::string why = name + " ends a chain of " + std::to_string(chain.wheres.size()) + " box writes over a " +
                             std::to_string(plan.cells[0]) + " x " + std::to_string(plan.cells[1]) + " grid of '" +
                             g.value(chain.coord[0]).name + "' and '" + g.value(chain.coord[1]).name +
@@ -443,20 +472,6 @@ void rewrite(Rewriter& rw, const Plan<T>& plan) {
     // The Wheres below may still have dead readers (the exporter's Shape chains): dce takes them.
     const NodeId add = rw.replaceNodes({top}, "Add", {first, second}, {out}, {}, why, name);
     rw.applied({add}, why);
-}
-
-/// Values before shapes: the chain qualifies by its constants alone.
-template <class T>
-std::optional<Plan<T>> qualifies(const Rewriter& rw, const Liveness& live, Chain chain, bool captures) {
-    const Graph& g = rw.graph();
-    const ValueId out = g.node(chain.wheres.front()).outputs[0];
-    if (chain.coord[1] == kNone || g.value(out).isGraphOutput || (captures && rw.isCapturedBySubgraph(out))) return std::nullopt;
-    auto plan = planOf<T>(g, std::move(chain));
-    if (!plan) return std::nullopt;
-    // Rewrite only when fewer nodes come than go: m - 1 comparisons and Wheres per side, one Add.
-    const size_t added = 1 + 2 * (plan->pieces[0].bounds.size() + plan->pieces[1].bounds.size());
-    if (added >= exclusiveNodes(rw, live, plan->chain.wheres.front(), captures)) return std::nullopt;
-    return plan;
 }
 
 /// The result keeps the original's shape: broadcasting the two coordinates gives it.
@@ -467,17 +482,6 @@ bool keepsShape(const shape::ShapeAnalysis& a, const Chain& chain, ValueId out) 
     return both && *both == *o;
 }
 
-template <class T>
-bool tryRewrite(Rewriter& rw, const Liveness& live, const Chain& chain, bool captures, std::optional<shape::ShapeAnalysis>& a) {
-    auto plan = qualifies<T>(rw, live, chain, captures);
-    if (!plan) return false;
-    if (!a) a = shape::analyzeShapes(rw.graph(), &rw.model());
-    if (!keepsShape(*a, plan->chain, rw.graph().node(plan->chain.wheres.front()).outputs[0])) return false;
-    rw.setRule("box-grid-labels");
-    rewrite(rw, *plan);
-    return true;
-}
-
 }  // namespace
 
 void rewriteBoxGridLabels(Rewriter& rw, bool captures) {
@@ -486,28 +490,48 @@ void rewriteBoxGridLabels(Rewriter& rw, bool captures) {
     if (rw.model().opsetFor("") < 9) return;
     std::optional<shape::ShapeAnalysis> a;  // made once, when the first chain qualifies by its values
     std::optional<Liveness> live;           // made once, at the first Where
-    std::set<NodeId> taken;
-    bool added = false;
+    std::set<NodeId> taken;                 // Wheres of a chain already planned
+    std::vector<Plan> plans;
     const std::vector<NodeId> order = g.nodeOrder();
     // Last to first: a chain's top comes before the Wheres below it, which it takes with it.
     for (auto it = order.rbegin(); it != order.rend(); ++it) {
-        if (!g.hasNode(*it) || g.node(*it).opType != "Where") continue;
+        if (g.node(*it).opType != "Where") continue;
         if (!live) live.emplace(g);
-        if (!live->live(*it) || taken.count(*it)) continue;  // dead code, or below a chain rewritten
+        if (!live->live(*it) || taken.count(*it)) continue;  // dead code, or below a planned chain
         Chain chain = walkChain(rw, *live, *it, captures);
         if (chain.wheres.empty() || chain.coord[1] == kNone) continue;
-        bool done = false;
-        switch (chain.dtype) {
-        case DataType::Float: done = tryRewrite<float>(rw, *live, chain, captures, a); break;
-        case DataType::Double: done = tryRewrite<double>(rw, *live, chain, captures, a); break;
-        case DataType::Int32: done = tryRewrite<int32_t>(rw, *live, chain, captures, a); break;
-        case DataType::Int64: done = tryRewrite<int64_t>(rw, *live, chain, captures, a); break;
-        default: break;
-        }
-        if (done) taken.insert(chain.wheres.begin(), chain.wheres.end());
-        added = added || done;
+        const ValueId out = g.node(*it).outputs[0];
+        if (g.value(out).isGraphOutput || (captures && rw.isCapturedBySubgraph(out))) continue;
+        auto plan = planOf(g, chain);
+        if (!plan) continue;
+        if (!a) a = shape::analyzeShapes(g, &rw.model());
+        if (!keepsShape(*a, chain, out)) continue;
+        taken.insert(chain.wheres.begin(), chain.wheres.end());
+        plans.push_back(std::move(*plan));
     }
-    if (added) rw.restoreTopologicalOrder();
+    if (plans.empty()) return;
+    // Rewrite only when fewer nodes come than go, counted over all the chains at once: blocks
+    // that share their comparisons free them only together. Each distinct label costs its
+    // comparisons and Wheres once, each chain one Add.
+    std::set<std::string> labels;
+    std::vector<NodeId> tops;
+    size_t added = 0;
+    for (const Plan& p : plans) {
+        tops.push_back(p.chain.wheres.front());
+        added += 1;
+        for (int c = 0; c < 2; ++c)
+            if (labels.insert(labelKey(p.chain, c, p.pieces[c])).second) added += LabelBuilder::cost(p.pieces[c]);
+    }
+    const size_t removed = exclusiveNodes(rw, *live, tops, captures);
+    rw.setRule("box-grid-labels");
+    if (added >= removed) {
+        rw.missed(tops, "not rewritten: the labels would add " + std::to_string(added) + " nodes where the box writes free " +
+                            std::to_string(removed));
+        return;
+    }
+    LabelBuilder builder(rw);
+    for (const Plan& p : plans) rewrite(rw, builder, p);
+    rw.restoreTopologicalOrder();
 }
 
 }  // namespace passlens::passes

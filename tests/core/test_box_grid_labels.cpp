@@ -8,7 +8,9 @@
 #include <gtest/gtest.h>
 
 #include <limits>
+#include <map>
 #include <optional>
+#include <tuple>
 
 #include "PassTestSupport.h"
 #include "examples/Builder.h"
@@ -73,16 +75,21 @@ public:
     }
 
 private:
+    /// Each band's comparisons made once and shared by every box that tests it, as
+    /// scatter-box-to-where makes them for all the masks over one Range length.
     ValueId band(ValueId coord, Band s) {
+        auto key = std::make_tuple(coord, s.start, s.end);
+        if (auto it = bands_.find(key); it != bands_.end()) return it->second;
         ValueId lower = s.start == kOpen ? kNone : b_.op("GreaterOrEqual", {coord, int64Scalar(s.start)});
         ValueId upper = s.end == kOpen ? kNone : b_.op("Less", {coord, int64Scalar(s.end)});
-        return lower == kNone ? upper : upper == kNone ? lower : b_.op("And", {lower, upper});
+        return bands_[key] = lower == kNone ? upper : upper == kNone ? lower : b_.op("And", {lower, upper});
     }
     ValueId int64Scalar(int64_t v) { return b_.constant(tag("k"), int64Tensor({}, {v})); }
     std::string tag(const std::string& s) { return s + std::to_string(++counter_); }
 
     GraphBuilder b_;
     ValueId x_ = kNone, shape_ = kNone, rows_ = kNone, cols_ = kNone;
+    std::map<std::tuple<ValueId, int64_t, int64_t>, ValueId> bands_;
     int counter_ = 0;
 };
 
@@ -119,6 +126,23 @@ TEST(BoxGridLabels, ShiftedWindowLabelsBecomeARowPartPlusAColumnPart) {
     EXPECT_EQ(counts.count("GreaterOrEqual"), 0u);
     EXPECT_EQ(counts.count("ConstantOfShape"), 0u);
     EXPECT_EQ(counts.at("Add"), 2) << "the labels' Add and the model's";
+    EXPECT_TRUE(applied(r, "box-grid-labels"));
+}
+
+TEST(BoxGridLabels, MasksSharingTheirComparisonsGoTogetherAndShareTheirLabels) {
+    // Two blocks of a stage write the same grid over the same band tests (one feeds the output,
+    // the other a second output): neither chain frees the shared comparisons alone, both do.
+    GridBuilder gb;
+    ValueId first = gb.windowGrid(gb.filled(0.f), windowLabel, std::make_pair(0, 0));
+    ValueId second = gb.windowGrid(gb.filled(0.f), windowLabel, std::make_pair(0, 0));
+    gb.b().output(gb.b().op("Mul", {gb.x(), second}));
+    Model m = gb.finish(first);
+    EXPECT_EQ(test::opCounts(m.graph).at("Where"), 16);
+    auto r = runAndCompare(m);
+    auto counts = test::opCounts(m.graph);
+    EXPECT_EQ(counts.at("Where"), 4) << "one row label and one column label for both";
+    EXPECT_EQ(counts.at("Less"), 4);
+    EXPECT_EQ(counts.count("And"), 0u);
     EXPECT_TRUE(applied(r, "box-grid-labels"));
 }
 
