@@ -48,8 +48,10 @@ private:
         if (algebraic::simplifyNeutral(rw, id, revisit)) return;
         if (algebraic::mergeReluClip(rw, id, revisit)) return;
         if (algebraic::dropZeroInitialStates(rw, id, revisit)) return;
+        if (algebraic::mergeNestedWheres(rw, id, revisit)) return;
         if (algebraic::unsqueezedDimToShapeSlice(rw, id, revisit)) return;
         if (algebraic::elementwiseThroughSqueeze(rw, id, revisit)) return;
+        if (algebraic::mergeUnsqueezes(rw, id, revisit)) return;
         if (algebraic::simplifyShapeOps(rw, id, revisit)) return;
         algebraic::simplifyArithmetic(rw, id, revisit);
     }

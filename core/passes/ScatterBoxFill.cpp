@@ -61,8 +61,10 @@ std::vector<shape::DimExpr> dimsOf(const shape::ShapeAnalysis& a, ValueId v) {
     return out;
 }
 
+}  // namespace
+
 /// The fill of a ConstantOfShape: its `value` (one element), float32 0 when absent.
-TensorPtr fillOf(const Node& n) {
+static TensorPtr fillOf(const Node& n) {
     if (const Attribute* at = n.attr("value")) return at->kind == AttrKind::Tensor && at->t && at->t->elementCount() == 1 ? at->t : nullptr;
     return floatTensor({1}, {0.f});
 }
@@ -89,6 +91,8 @@ TensorPtr uniformFill(const Graph& g, ValueId v) {
     }
     return nullptr;
 }
+
+namespace {
 
 bool sameFill(const Tensor& x, const Tensor& y) {
     return x.dtype == y.dtype && x.byteSize() == y.byteSize() && x.elementCount() == 1 && y.elementCount() == 1 &&

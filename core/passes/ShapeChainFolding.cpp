@@ -72,6 +72,7 @@ protected:
                 gatherPermutedVectors(rw, *a, captures);
                 rewriteScatterBoxFills(rw, *a, captures);
             }
+            rewriteBoxGridLabels(rw, hasSubgraphNodes(rw.graph()));
             rw.setRule({});
         });
     }

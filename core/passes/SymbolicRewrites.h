@@ -20,6 +20,19 @@
 //    with the Slice's constant bounds, shared by every box over a Range of the same length. The
 //    index grid, the updates and their Shape chains become dead code. The grid's shape is checked
 //    to be [len(rows), len(cols)] by the shape engine.
+//
+// box-grid-labels (BoxGridLabels.cpp): a chain of Where(conjunction of comparisons, k, data)
+// writes, each Where's data the one below (read by nothing else live), whose comparisons test two
+// integer coordinates against constants (what scatter-box-to-where leaves): every box is an
+// interval of each coordinate, the interval ends cut each coordinate's integers into segments, and
+// the table of segment pairs holds each write (later ones win) or, where no box writes, the
+// data's one known value. When every cell is row[i] + col[j] exactly in the data's type (checked
+// cell by cell), the chain is Add(label(coord0), label(coord1)), each label a Where chain over one
+// comparison per segment boundary (torchvision's labels 3i + j: 8 Where, 10 And and 8 comparisons
+// over zeros become 9 nodes). Decided on constants only: the segments cover every integer the
+// coordinate's type holds, so empty slices (pad_H < window) change nothing. Refused when the
+// result would not have the coordinates' broadcast shape (the shape engine's DimExprs), when a
+// label would not vary, and when the chain's exclusive nodes are not more than the labels add.
 #include "passes/Rewriter.h"
 #include "shape/ShapeEngine.h"
 
@@ -29,5 +42,12 @@ namespace passlens::passes {
 /// made are not in it and are treated as unknown; every other value still computes what it says.
 void gatherPermutedVectors(Rewriter& rw, const shape::ShapeAnalysis& a, bool captures);
 void rewriteScatterBoxFills(Rewriter& rw, const shape::ShapeAnalysis& a, bool captures);
+/// Analyzes the graph itself, and only when some Where chain's values already qualify.
+void rewriteBoxGridLabels(Rewriter& rw, bool captures);
+
+/// The one value every element of `v` holds, when that is evident (a ConstantOfShape, or a
+/// constant with equal elements, seen through Reshape/Expand/Unsqueeze/...): a one-element
+/// tensor, else nullptr.
+ir::TensorPtr uniformFill(const ir::Graph& g, ir::ValueId v);
 
 }  // namespace passlens::passes

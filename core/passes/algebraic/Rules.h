@@ -49,6 +49,12 @@ bool mergeReluClip(Rewriter& rw, ir::NodeId id, Revisit& revisit);
 /// LSTM/GRU/RNN initial states that are provably zeros of the state's shape are dropped: the
 /// op's default for an absent input (RecurrentRules.cpp).
 bool dropZeroInitialStates(Rewriter& rw, ir::NodeId id, Revisit& revisit);
+/// Where(c, a, Where(Not(c), b, x)) → Where(c, a, b), its mirror, and Where(c, a, Where(c, b, x))
+/// → Where(c, a, x), when the dropped input does not widen the result (WhereRules.cpp).
+bool mergeNestedWheres(Rewriter& rw, ir::NodeId id, Revisit& revisit);
+/// Unsqueeze(Unsqueeze(x, A1), A2) → one Unsqueeze when the middle value has no other reader
+/// (UnsqueezeMerge.cpp).
+bool mergeUnsqueezes(Rewriter& rw, ir::NodeId id, Revisit& revisit);
 /// Unsqueeze(Gather(Shape(x), i), [0]) and Gather(Shape(x), [i]) → Shape(x, start=i, end=i+1) from opset 15
 /// (ShapeSliceRules.cpp).
 bool unsqueezedDimToShapeSlice(Rewriter& rw, ir::NodeId id, Revisit& revisit);
