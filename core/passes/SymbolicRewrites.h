@@ -20,6 +20,17 @@
 //    with the Slice's constant bounds, shared by every box over a Range of the same length. The
 //    index grid, the updates and their Shape chains become dead code. The grid's shape is checked
 //    to be [len(rows), len(cols)] by the shape engine.
+//
+// Shape vectors rebuilt from their expressions (ShapeVectorRebuild.cpp, with ShapeCodegen):
+//  - reshape-target-from-symbols: a Reshape whose computed target is known gets a constant one
+//    when it can: entries that copy the input's dim at the same position become 0 (allowzero = 0),
+//    one symbolic entry -1 when every other output dim is provably >= 1 ([batch*seq, 64] →
+//    [-1, 64]).
+//  - rebuild-shape-vector: every int64 vector computed by shape arithmetic and read elsewhere (a
+//    Reshape target, Pad's pads, a Slice end, a Range limit, ...) is rebuilt by ShapeCodegen from
+//    its elements' expressions (Shape slices of existing values, one node per operation over
+//    whole vectors), all at once when that removes more nodes than it adds (the arithmetic they
+//    shared dies together), else one vector at a time where that pays.
 #include "passes/Rewriter.h"
 #include "shape/ShapeEngine.h"
 
@@ -29,5 +40,6 @@ namespace passlens::passes {
 /// made are not in it and are treated as unknown; every other value still computes what it says.
 void gatherPermutedVectors(Rewriter& rw, const shape::ShapeAnalysis& a, bool captures);
 void rewriteScatterBoxFills(Rewriter& rw, const shape::ShapeAnalysis& a, bool captures);
+void rebuildShapeVectors(Rewriter& rw, const shape::ShapeAnalysis& a, bool captures);
 
 }  // namespace passlens::passes

@@ -494,6 +494,35 @@ std::optional<int64_t> DimExpr::evaluate(const Bindings& b) const {
 void DimExpr::collectSymbols(std::set<std::string>& out) const { collect(node_, out); }
 std::string DimExpr::toString() const { return polyText(node_); }
 
+std::optional<AtomParts> atomOf(const DimExpr& e) {
+    const ExprNode* atom = soleAtom(e.node());
+    if (!atom) return std::nullopt;
+    AtomParts parts;
+    switch (atom->kind) {
+    case Kind::Symbol: return parts;
+    case Kind::FloorDiv: parts.kind = AtomKind::FloorDiv; break;
+    case Kind::Mod: parts.kind = AtomKind::Mod; break;
+    case Kind::Min: parts.kind = AtomKind::Min; break;
+    case Kind::Max: parts.kind = AtomKind::Max; break;
+    case Kind::Poly: return std::nullopt;
+    }
+    parts.a = DimExpr(atom->a);
+    parts.b = DimExpr(atom->b);
+    return parts;
+}
+
+std::vector<Monomial> monomialsOf(const DimExpr& e) {
+    std::vector<Monomial> out;
+    for (const auto& t : e.node()->terms) {
+        Monomial m;
+        m.coef = t.coef;
+        for (const auto& f : t.factors)
+            for (int i = 0; i < f.exponent; ++i) m.factors.push_back(atomExpr(f.atom));
+        out.push_back(std::move(m));
+    }
+    return out;
+}
+
 DimExpr operator+(const DimExpr& a, const DimExpr& b) {
     std::vector<Term> terms = a.node()->terms;
     terms.insert(terms.end(), b.node()->terms.begin(), b.node()->terms.end());

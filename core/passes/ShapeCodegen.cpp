@@ -1,0 +1,361 @@
+// ShapeCodegen: see ShapeCodegen.h.
+#include "passes/ShapeCodegen.h"
+
+#include <algorithm>
+
+#include "ir/Tensor.h"
+
+namespace passlens::passes {
+
+using namespace passlens::ir;
+using shape::DimExpr;
+
+namespace {
+
+std::string keyOf(const std::vector<DimExpr>& e, const char* kind) {
+    std::string k = kind;
+    for (const DimExpr& x : e) k += std::to_string(x.id()) + ",";
+    return k;
+}
+
+/// The form an element is built by; a vector of one form costs one node per operation.
+enum class Form { Constant, Leaf, Atom, Linear, Sum, Unbuildable };
+
+}  // namespace
+
+/// One program: a dry run (no Rewriter: counts nodes) or the real thing. Both walk the same
+/// decisions, so cost() is what emit() adds.
+class ProgramBuilder {
+public:
+    ProgramBuilder(const ShapeCodegen& cg, ShapeCodegen::Memo& memo, Rewriter* rw, std::string hint, std::string why,
+                   std::vector<NodeId> origins)
+        : cg_(cg), memo_(memo), rw_(rw), hint_(std::move(hint)), why_(std::move(why)), origins_(std::move(origins)) {}
+
+    size_t added = 0;
+
+    std::optional<ShapeCodegen::Made> request(const ShapeCodegen::Request& r) {
+        before_ = r.before;
+        if (r.elements.empty()) return std::nullopt;
+        if (!r.scalar) return vec(r.elements);
+        if (r.elements.size() != 1) return std::nullopt;
+        if (auto c = r.elements[0].constantValue()) return constant({*c}, true);
+        auto v = vec(r.elements);
+        if (!v) return std::nullopt;
+        if (cg_.opset_ >= 13) return node("Squeeze", {*v, constant({0}, false)}, {}, 1, true);
+        return node("Squeeze", {*v}, {Attribute::makeInts("axes", {0})}, 1, true);
+    }
+
+private:
+    using Made = ShapeCodegen::Made;
+
+    std::optional<Made> vec(const std::vector<DimExpr>& e) {
+        const std::string key = keyOf(e, "v");
+        if (auto it = memo_.find(key); it != memo_.end() && it->second.lastSource < before_) return it->second;
+        auto made = make(e);
+        if (made) memo_[key] = *made;
+        return made;
+    }
+
+    std::optional<Made> make(const std::vector<DimExpr>& e) {
+        std::vector<int64_t> consts;
+        std::vector<DimExpr> distinct;  // non-constant elements, first appearance order
+        for (const DimExpr& x : e) {
+            if (auto c = x.constantValue()) consts.push_back(*c);
+            else if (std::find(distinct.begin(), distinct.end(), x) == distinct.end()) distinct.push_back(x);
+        }
+        if (distinct.empty()) return constant(consts, false);
+        if (distinct.size() < e.size()) return arrange(e, distinct);
+        std::vector<Form> forms;
+        for (const DimExpr& x : e) forms.push_back(formOf(x));
+        if (std::count(forms.begin(), forms.end(), Form::Unbuildable)) return std::nullopt;
+        const bool uniform = std::all_of(forms.begin(), forms.end(), [&](Form f) { return f == forms[0]; });
+        if (uniform) {
+            std::optional<Made> m;
+            switch (forms[0]) {
+            case Form::Leaf: m = leaves(e); break;
+            case Form::Atom: m = atoms(e); break;
+            case Form::Linear: m = linear(e); break;
+            default: m = sums(e); break;
+            }
+            if (m || e.size() == 1) return m;
+        }
+        // Runs of one form each (single elements when one form for all did not work), one Concat.
+        std::vector<Made> pieces;
+        for (size_t i = 0; i < e.size();) {
+            size_t j = i + 1;
+            while (!uniform && j < e.size() && forms[j] == forms[i]) ++j;
+            auto p = vec(std::vector<DimExpr>(e.begin() + (long)i, e.begin() + (long)j));
+            if (!p) return std::nullopt;
+            pieces.push_back(*p);
+            i = j;
+        }
+        return concat(pieces, e.size());
+    }
+
+    /// Constants and repeated elements: build the distinct ones, then put every element in place.
+    std::optional<Made> arrange(const std::vector<DimExpr>& e, const std::vector<DimExpr>& distinct) {
+        auto v = vec(distinct);
+        if (!v) return std::nullopt;
+        // [constants..., distinct..., constants...]: one Concat.
+        size_t first = 0;
+        while (first < e.size() && e[first].isConstant()) ++first;
+        bool contiguous = first + distinct.size() <= e.size();
+        for (size_t i = 0; contiguous && i < distinct.size(); ++i) contiguous = e[first + i] == distinct[i];
+        for (size_t i = first + distinct.size(); contiguous && i < e.size(); ++i) contiguous = e[i].isConstant();
+        if (contiguous) {
+            std::vector<Made> pieces;
+            if (first) pieces.push_back(constantsOf(e, 0, first));
+            pieces.push_back(*v);
+            if (first + distinct.size() < e.size()) pieces.push_back(constantsOf(e, first + distinct.size(), e.size()));
+            return concat(pieces, e.size());
+        }
+        // Otherwise gather every element from [distinct constants..., distinct...].
+        std::vector<int64_t> table;
+        for (const DimExpr& x : e)
+            if (auto c = x.constantValue(); c && std::find(table.begin(), table.end(), *c) == table.end()) table.push_back(*c);
+        std::vector<int64_t> indices;
+        for (const DimExpr& x : e) {
+            if (auto c = x.constantValue()) indices.push_back(std::find(table.begin(), table.end(), *c) - table.begin());
+            else indices.push_back((int64_t)table.size() + (std::find(distinct.begin(), distinct.end(), x) - distinct.begin()));
+        }
+        Made source = *v;
+        if (!table.empty()) source = concat({constant(table, false), *v}, table.size() + distinct.size());
+        return node("Gather", {source, constant(indices, false)}, {Attribute::makeInt("axis", 0)}, e.size());
+    }
+
+    Form formOf(const DimExpr& x) const {
+        if (x.isConstant()) return Form::Constant;
+        if (findLeaf(x)) return Form::Leaf;
+        if (auto atom = shape::atomOf(x)) return atom->kind == shape::AtomKind::Symbol ? Form::Unbuildable : Form::Atom;
+        auto terms = shape::monomialsOf(x);
+        size_t variable = 0;
+        for (const auto& t : terms) variable += !t.factors.empty();
+        return variable == 1 ? Form::Linear : Form::Sum;
+    }
+
+    /// Consecutive dims of one source per run: one Shape slice each.
+    std::optional<Made> leaves(const std::vector<DimExpr>& e) {
+        std::vector<Made> pieces;
+        for (size_t i = 0; i < e.size();) {
+            const ShapeCodegen::Leaf* best = nullptr;
+            size_t bestLength = 0;
+            auto it = cg_.leaves_.find(e[i].id());
+            if (it == cg_.leaves_.end()) return std::nullopt;
+            for (const auto& leaf : it->second) {
+                if (leaf.position >= before_) break;
+                const auto& dims = cg_.sourceDims_.at(leaf.value);
+                size_t n = 0;
+                while (i + n < e.size() && leaf.dim + n < dims.size() && dims[leaf.dim + n] && *dims[leaf.dim + n] == e[i + n]) ++n;
+                if (n > bestLength) { best = &leaf; bestLength = n; }
+            }
+            if (!best) return std::nullopt;
+            pieces.push_back(shapeSlice(*best, bestLength));
+            i += bestLength;
+        }
+        return concat(pieces, e.size());
+    }
+
+    Made shapeSlice(const ShapeCodegen::Leaf& leaf, size_t n) {
+        const size_t rank = cg_.sourceDims_.at(leaf.value).size();
+        const int64_t start = (int64_t)leaf.dim, end = (int64_t)(leaf.dim + n);
+        const std::string key = "s" + std::to_string(leaf.value) + ":" + std::to_string(start) + ":" + std::to_string(end);
+        if (auto it = memo_.find(key); it != memo_.end()) return it->second;
+        Made made;
+        if (leaf.dim == 0 && n == rank) {
+            made = node("Shape", {sourceOf(leaf)}, {}, n);
+        } else if (cg_.opset_ >= 15) {
+            std::vector<Attribute> attrs;
+            if (start != 0) attrs.push_back(Attribute::makeInt("start", start));
+            if ((size_t)end != rank) attrs.push_back(Attribute::makeInt("end", end));
+            made = node("Shape", {sourceOf(leaf)}, std::move(attrs), n);
+        } else {
+            ShapeCodegen::Leaf whole = leaf;
+            whole.dim = 0;
+            Made all = shapeSlice(whole, rank);
+            std::vector<int64_t> indices;
+            for (int64_t k = start; k < end; ++k) indices.push_back(k);
+            made = node("Gather", {all, constant(indices, false)}, {Attribute::makeInt("axis", 0)}, n);
+        }
+        memo_[key] = made;
+        return made;
+    }
+
+    /// Every element the same atom kind: one Div/Mod/Min/Max over the operand vectors.
+    std::optional<Made> atoms(const std::vector<DimExpr>& e) {
+        std::vector<DimExpr> a, b;
+        shape::AtomKind kind = shape::atomOf(e[0])->kind;
+        for (const DimExpr& x : e) {
+            auto atom = shape::atomOf(x);
+            if (!atom || atom->kind != kind) return std::nullopt;
+            a.push_back(atom->a);
+            b.push_back(atom->b);
+            if (kind == shape::AtomKind::FloorDiv) {
+                // ONNX Div truncates: equal to floor only for a >= 0 and b >= 1.
+                auto la = atom->a.lowerBound(), lb = atom->b.lowerBound();
+                if (!la || *la < 0 || !lb || *lb < 1) return std::nullopt;
+            } else if (kind == shape::AtomKind::Mod) {
+                auto c = atom->b.constantValue();
+                auto lb = atom->b.lowerBound();
+                if (!(c && *c != 0) && !(lb && *lb >= 1)) return std::nullopt;
+            }
+        }
+        const char* op = kind == shape::AtomKind::FloorDiv ? "Div"
+                         : kind == shape::AtomKind::Mod    ? "Mod"
+                         : kind == shape::AtomKind::Min    ? "Min"
+                                                           : "Max";
+        auto va = vec(a);
+        if (!va) return std::nullopt;
+        auto vb = vec(b);
+        if (!vb) return std::nullopt;
+        return node(op, {*va, *vb}, {}, e.size());
+    }
+
+    /// c*M + d with one variable monomial M: M, then one Neg/Mul and one Add (or one Sub for d - M).
+    std::optional<Made> linear(const std::vector<DimExpr>& e) {
+        std::vector<int64_t> coefs, offsets;
+        std::vector<DimExpr> firsts, rests;
+        size_t factorCount = 0;
+        for (const DimExpr& x : e) {
+            int64_t c = 0, d = 0;
+            std::vector<DimExpr> factors;
+            for (const auto& t : shape::monomialsOf(x)) {
+                if (t.factors.empty()) d = t.coef;
+                else { c = t.coef; factors = t.factors; }
+            }
+            if (factors.empty()) return std::nullopt;
+            if (&x != &e[0] && factors.size() != factorCount) return std::nullopt;
+            factorCount = factors.size();
+            coefs.push_back(c);
+            offsets.push_back(d);
+            firsts.push_back(factors[0]);
+            DimExpr rest = DimExpr::constant(1);
+            for (size_t i = 1; i < factors.size(); ++i) rest = rest * factors[i];
+            rests.push_back(rest);
+        }
+        std::optional<Made> m = vec(firsts);
+        if (!m) return std::nullopt;
+        if (factorCount > 1) {
+            auto r = vec(rests);
+            if (!r) return std::nullopt;
+            m = node("Mul", {*m, *r}, {}, e.size());
+        }
+        const bool unit = std::all_of(coefs.begin(), coefs.end(), [](int64_t c) { return c == 1; });
+        const bool negated = std::all_of(coefs.begin(), coefs.end(), [](int64_t c) { return c == -1; });
+        const bool offset = std::any_of(offsets.begin(), offsets.end(), [](int64_t d) { return d != 0; });
+        if (negated && offset) return node("Sub", {constant(offsets, false), *m}, {}, e.size());
+        if (negated) m = node("Neg", {*m}, {}, e.size());
+        else if (!unit) m = node("Mul", {*m, constant(coefs, false)}, {}, e.size());
+        if (offset) m = node("Add", {*m, constant(offsets, false)}, {}, e.size());
+        return m;
+    }
+
+    /// Several variable monomials: P - N (the positive and negated negative terms) when every
+    /// element has both, else the first term plus the rest.
+    std::optional<Made> sums(const std::vector<DimExpr>& e) {
+        std::vector<DimExpr> pos, neg, head, tail;
+        bool split = true;
+        for (const DimExpr& x : e) {
+            DimExpr p, n;
+            const auto terms = shape::monomialsOf(x);
+            for (const auto& t : terms) {
+                DimExpr term = DimExpr::constant(t.coef < 0 ? -t.coef : t.coef);
+                for (const DimExpr& f : t.factors) term = term * f;
+                if (t.coef < 0) n = n + term;
+                else p = p + term;
+            }
+            split = split && !p.isConstant() && !n.isConstant();
+            pos.push_back(p);
+            neg.push_back(n);
+            DimExpr first = DimExpr::constant(terms[0].coef);
+            for (const DimExpr& f : terms[0].factors) first = first * f;
+            head.push_back(first);
+            tail.push_back(x - first);
+        }
+        const std::vector<DimExpr>& l = split ? pos : head;
+        const std::vector<DimExpr>& r = split ? neg : tail;
+        auto vl = vec(l);
+        if (!vl) return std::nullopt;
+        auto vr = vec(r);
+        if (!vr) return std::nullopt;
+        return node(split ? "Sub" : "Add", {*vl, *vr}, {}, e.size());
+    }
+
+    const ShapeCodegen::Leaf* findLeaf(const DimExpr& x) const {
+        auto it = cg_.leaves_.find(x.id());
+        if (it == cg_.leaves_.end() || it->second.empty() || it->second.front().position >= before_) return nullptr;
+        return &it->second.front();
+    }
+
+    Made constantsOf(const std::vector<DimExpr>& e, size_t from, size_t to) {
+        std::vector<int64_t> v;
+        for (size_t i = from; i < to; ++i) v.push_back(*e[i].constantValue());
+        return constant(v, false);
+    }
+
+    Made constant(const std::vector<int64_t>& v, bool scalar) {
+        Made m;
+        if (rw_) {
+            std::vector<int64_t> dims;
+            if (!scalar) dims.push_back((int64_t)v.size());
+            m.value = rw_->newInitializer(hint_ + "_const", int64Tensor(dims, v));
+        }
+        return m;
+    }
+
+    Made sourceOf(const ShapeCodegen::Leaf& leaf) {
+        Made m;
+        m.value = leaf.value;
+        m.lastSource = leaf.position;
+        return m;
+    }
+
+    Made concat(const std::vector<Made>& pieces, size_t n) {
+        if (pieces.size() == 1) return pieces[0];
+        return node("Concat", pieces, {Attribute::makeInt("axis", 0)}, n);
+    }
+
+    Made node(const char* op, const std::vector<Made>& inputs, std::vector<Attribute> attrs, size_t n, bool scalar = false) {
+        ++added;
+        Made m;
+        for (const Made& in : inputs) m.lastSource = std::max(m.lastSource, in.lastSource);
+        if (!rw_) return m;
+        Shape s;
+        if (!scalar) s.dims.push_back(Dim::of((int64_t)n));
+        m.value = rw_->newValue(hint_ + "_" + op, TypeInfo::tensor(DataType::Int64, s));
+        std::vector<ValueId> ins;
+        for (const Made& in : inputs) ins.push_back(in.value);
+        rw_->addNode(op, ins, {m.value}, std::move(attrs), origins_, why_, hint_ + "_" + op);
+        return m;
+    }
+
+    const ShapeCodegen& cg_;
+    ShapeCodegen::Memo& memo_;
+    Rewriter* rw_;
+    std::string hint_, why_;
+    std::vector<NodeId> origins_;
+    int64_t before_ = INT64_MAX;
+};
+
+void ShapeCodegen::addSource(ValueId v, int64_t position, const std::vector<shape::Dim>& dims) {
+    if (sourceDims_.count(v)) return;
+    sourceDims_[v] = dims;
+    for (size_t k = 0; k < dims.size(); ++k)
+        if (dims[k] && !dims[k]->isConstant()) leaves_[dims[k]->id()].push_back({position, v, k});
+}
+
+std::optional<size_t> ShapeCodegen::cost(const std::vector<Request>& requests) const {
+    Memo scratch = made_;
+    ProgramBuilder b(*this, scratch, nullptr, {}, {}, {});
+    for (const Request& r : requests)
+        if (!b.request(r)) return std::nullopt;
+    return b.added;
+}
+
+ValueId ShapeCodegen::emit(Rewriter& rw, const Request& r, const std::string& nameHint, const std::string& why,
+                           const std::vector<NodeId>& origins) {
+    ProgramBuilder b(*this, made_, &rw, nameHint, why, origins);
+    auto made = b.request(r);
+    return made ? made->value : kNone;
+}
+
+}  // namespace passlens::passes
