@@ -27,9 +27,11 @@ enum class Form { Constant, Leaf, Atom, Linear, Sum, Unbuildable };
 /// decisions, so cost() is what emit() adds.
 class ProgramBuilder {
 public:
-    ProgramBuilder(const ShapeCodegen& cg, ShapeCodegen::Memo& memo, Rewriter* rw, std::string hint, std::string why,
-                   std::vector<NodeId> origins)
-        : cg_(cg), memo_(memo), rw_(rw), hint_(std::move(hint)), why_(std::move(why)), origins_(std::move(origins)) {}
+    /// `memo` takes what this program makes; `base` (and `parent`'s memos) are read too.
+    ProgramBuilder(const ShapeCodegen& cg, ShapeCodegen::Memo& memo, const ShapeCodegen::Memo* base, Rewriter* rw,
+                   std::string hint, std::string why, std::vector<NodeId> origins, const ProgramBuilder* parent = nullptr)
+        : cg_(cg), memo_(memo), base_(base), parent_(parent), rw_(rw), hint_(std::move(hint)), why_(std::move(why)),
+          origins_(std::move(origins)) {}
 
     size_t added = 0;
 
@@ -38,22 +40,118 @@ public:
         if (r.elements.empty()) return std::nullopt;
         if (!r.scalar) return vec(r.elements);
         if (r.elements.size() != 1) return std::nullopt;
-        if (auto c = r.elements[0].constantValue()) return constant({*c}, true);
-        auto v = vec(r.elements);
-        if (!v) return std::nullopt;
-        if (cg_.opset_ >= 13) return node("Squeeze", {*v, constant({0}, false)}, {}, 1, true);
-        return node("Squeeze", {*v}, {Attribute::makeInts("axes", {0})}, 1, true);
+        const DimExpr x = r.elements[0];
+        if (auto c = x.constantValue()) return constant({*c}, true);
+        // An element of a vector already made: one Gather with a scalar index.
+        if (const Made* m = lookup(keyOf(r.elements, "e")); m && m->lastSource < before_)
+            return node("Gather", {*m, constant({m->index}, true)}, {Attribute::makeInt("axis", 0)}, 1, true);
+        // A dim: one Gather from the source's whole shape, which other scalars of it share.
+        if (const ShapeCodegen::Leaf* leaf = findLeaf(x)) {
+            ShapeCodegen::Leaf whole = *leaf;
+            whole.dim = 0;
+            const Made all = shapeSlice(whole, cg_.sourceDims_.at(leaf->value).size());
+            return node("Gather", {all, constant({(int64_t)leaf->dim}, true)}, {Attribute::makeInt("axis", 0)}, 1, true);
+        }
+        auto squeezed = [x](ProgramBuilder& b) -> std::optional<Made> {
+            auto v = b.vec({x});
+            if (!v) return std::nullopt;
+            if (b.cg_.opset_ >= 13) return b.node("Squeeze", {*v, b.constant({0}, false)}, {}, 1, true);
+            return b.node("Squeeze", {*v}, {Attribute::makeInts("axes", {0})}, 1, true);
+        };
+        auto reduce = [x](ProgramBuilder& b) { return b.reduced(x, true); };
+        if (prefersReduce(x, true, reduce, squeezed)) return reduce(*this);
+        return squeezed(*this);
     }
 
 private:
     using Made = ShapeCodegen::Made;
 
+    const Made* lookup(const std::string& key) const {
+        if (auto it = memo_.find(key); it != memo_.end()) return &it->second;
+        if (parent_) return parent_->lookup(key);
+        if (base_)
+            if (auto it = base_->find(key); it != base_->end()) return &it->second;
+        return nullptr;
+    }
+
+    /// Nodes `f` would add from here (a dry run on top of what is made so far).
+    template <class F>
+    std::optional<size_t> trial(F f) const {
+        ShapeCodegen::Memo scratch;
+        ProgramBuilder dry(cg_, scratch, nullptr, nullptr, {}, {}, {}, this);
+        dry.before_ = before_;
+        if (!f(dry)) return std::nullopt;
+        return dry.added;
+    }
+
+    /// Whether one Reduce builds `x` with fewer nodes than the other way. Decided once per
+    /// expression (trials nest, and cost() and emit() must take the same decisions).
+    template <class R, class O>
+    bool prefersReduce(const DimExpr& x, bool scalar, R reduce, O other) {
+        const uint64_t key = x.id() * 2 + (scalar ? 1 : 0);
+        if (auto it = cg_.reduceChoice_.find(key); it != cg_.reduceChoice_.end()) return it->second;
+        auto viaReduce = trial(reduce), viaOther = trial(other);
+        const bool choice = viaReduce && (!viaOther || *viaReduce < *viaOther);
+        cg_.reduceChoice_[key] = choice;
+        return choice;
+    }
+
+    /// One element that is a Min, Max, product or sum of several parts: one Reduce over their
+    /// vector (keepdims = 0 for a scalar, 1 for a [1] vector).
+    std::optional<Made> reduced(const DimExpr& x, bool scalar) {
+        std::vector<DimExpr> args;
+        const char* op = nullptr;
+        if (auto atom = shape::atomOf(x); atom && (atom->kind == shape::AtomKind::Min || atom->kind == shape::AtomKind::Max)) {
+            op = atom->kind == shape::AtomKind::Min ? "ReduceMin" : "ReduceMax";
+            args.push_back(atom->a);
+            DimExpr rest = atom->b;
+            for (auto next = shape::atomOf(rest); next && next->kind == atom->kind; next = shape::atomOf(rest)) {
+                args.push_back(next->a);
+                rest = next->b;
+            }
+            args.push_back(rest);
+        } else if (!atom) {
+            const auto terms = shape::monomialsOf(x);
+            if (terms.size() == 1) {
+                op = "ReduceProd";
+                args = terms[0].factors;
+                if (terms[0].coef != 1) args.push_back(DimExpr::constant(terms[0].coef));
+            } else {
+                op = "ReduceSum";
+                for (const auto& t : terms) {
+                    DimExpr term = DimExpr::constant(t.coef);
+                    for (const DimExpr& f : t.factors) term = term * f;
+                    args.push_back(term);
+                }
+            }
+        }
+        if (!op || args.size() < 2) return std::nullopt;
+        auto v = vec(args);
+        if (!v) return std::nullopt;
+        return node(op, {*v}, {Attribute::makeInt("keepdims", scalar ? 0 : 1)}, 1, scalar);
+    }
+
     std::optional<Made> vec(const std::vector<DimExpr>& e) {
         const std::string key = keyOf(e, "v");
-        if (auto it = memo_.find(key); it != memo_.end() && it->second.lastSource < before_) return it->second;
-        auto made = make(e);
-        if (made) memo_[key] = *made;
+        if (const Made* m = lookup(key); m && m->lastSource < before_) return *m;
+        auto made = e.size() == 1 ? single(e[0]) : make(e);
+        if (!made) return made;
+        memo_[key] = *made;
+        for (size_t i = 0; i < e.size(); ++i) {
+            Made element = *made;
+            element.index = (int64_t)i;
+            if (!lookup(keyOf({e[i]}, "e"))) memo_.emplace(keyOf({e[i]}, "e"), element);
+        }
         return made;
+    }
+
+    /// One element: the cheaper of the elementwise program and one Reduce.
+    std::optional<Made> single(const DimExpr& x) {
+        auto elementwise = [x](ProgramBuilder& b) { return b.make({x}); };
+        auto reduce = [x](ProgramBuilder& b) { return b.reduced(x, false); };
+        if (x.isConstant() || findLeaf(x)) return elementwise(*this);
+        if (prefersReduce(x, false, reduce, elementwise)) return reduce(*this);
+        return elementwise(*this);
     }
 
     std::optional<Made> make(const std::vector<DimExpr>& e) {
@@ -64,6 +162,7 @@ private:
             else if (std::find(distinct.begin(), distinct.end(), x) == distinct.end()) distinct.push_back(x);
         }
         if (distinct.empty()) return constant(consts, false);
+        if (auto whole = wholeShapeRun(e)) return whole;
         if (distinct.size() < e.size()) return arrange(e, distinct);
         std::vector<Form> forms;
         for (const DimExpr& x : e) forms.push_back(formOf(x));
@@ -90,6 +189,29 @@ private:
             i = j;
         }
         return concat(pieces, e.size());
+    }
+
+    /// Every element, constants too, is a dim of one source in a row ([batch, h, w, 16] = x's
+    /// shape): one Shape slice.
+    std::optional<Made> wholeShapeRun(const std::vector<DimExpr>& e) {
+        size_t i = 0;
+        while (e[i].isConstant()) ++i;
+        auto it = cg_.leaves_.find(e[i].id());
+        if (it == cg_.leaves_.end()) return std::nullopt;
+        for (const auto& leaf : it->second) {
+            if (leaf.position >= before_) break;
+            if (leaf.dim < i) continue;
+            const auto& dims = cg_.sourceDims_.at(leaf.value);
+            const size_t start = leaf.dim - i;
+            if (start + e.size() > dims.size()) continue;
+            bool all = true;
+            for (size_t k = 0; k < e.size() && all; ++k) all = dims[start + k] && *dims[start + k] == e[k];
+            if (!all) continue;
+            ShapeCodegen::Leaf first = leaf;
+            first.dim = start;
+            return shapeSlice(first, e.size());
+        }
+        return std::nullopt;
     }
 
     /// Constants and repeated elements: build the distinct ones, then put every element in place.
@@ -159,7 +281,7 @@ private:
         const size_t rank = cg_.sourceDims_.at(leaf.value).size();
         const int64_t start = (int64_t)leaf.dim, end = (int64_t)(leaf.dim + n);
         const std::string key = "s" + std::to_string(leaf.value) + ":" + std::to_string(start) + ":" + std::to_string(end);
-        if (auto it = memo_.find(key); it != memo_.end()) return it->second;
+        if (const Made* m = lookup(key)) return *m;
         Made made;
         if (leaf.dim == 0 && n == rank) {
             made = node("Shape", {sourceOf(leaf)}, {}, n);
@@ -330,6 +452,8 @@ private:
 
     const ShapeCodegen& cg_;
     ShapeCodegen::Memo& memo_;
+    const ShapeCodegen::Memo* base_;
+    const ProgramBuilder* parent_;
     Rewriter* rw_;
     std::string hint_, why_;
     std::vector<NodeId> origins_;
@@ -344,8 +468,8 @@ void ShapeCodegen::addSource(ValueId v, int64_t position, const std::vector<shap
 }
 
 std::optional<size_t> ShapeCodegen::cost(const std::vector<Request>& requests) const {
-    Memo scratch = made_;
-    ProgramBuilder b(*this, scratch, nullptr, {}, {}, {});
+    Memo scratch;
+    ProgramBuilder b(*this, scratch, &made_, nullptr, {}, {}, {});
     for (const Request& r : requests)
         if (!b.request(r)) return std::nullopt;
     return b.added;
@@ -353,7 +477,7 @@ std::optional<size_t> ShapeCodegen::cost(const std::vector<Request>& requests) c
 
 ValueId ShapeCodegen::emit(Rewriter& rw, const Request& r, const std::string& nameHint, const std::string& why,
                            const std::vector<NodeId>& origins) {
-    ProgramBuilder b(*this, made_, &rw, nameHint, why, origins);
+    ProgramBuilder b(*this, made_, nullptr, &rw, nameHint, why, origins);
     auto made = b.request(r);
     return made ? made->value : kNone;
 }

@@ -47,6 +47,7 @@ public:
     struct Made {
         ir::ValueId value = ir::kNone;  ///< kNone in a dry run
         int64_t lastSource = -1;        ///< position of the latest source it reads
+        int64_t index = -1;             ///< memo entries for one element: its index in `value`
     };
     using Memo = std::unordered_map<std::string, Made>;
 
@@ -61,6 +62,7 @@ private:
     std::unordered_map<uint64_t, std::vector<Leaf>> leaves_;  ///< by expression id, earliest first
     std::map<ir::ValueId, std::vector<shape::Dim>> sourceDims_;
     Memo made_;  ///< vectors emitted so far, by their elements
+    mutable std::unordered_map<uint64_t, bool> reduceChoice_;  ///< by expression: one Reduce or elementwise
 };
 
 }  // namespace passlens::passes

@@ -39,9 +39,11 @@ std::optional<std::vector<DimExpr>> knownElements(const Graph& g, const shape::S
     return out;
 }
 
+/// One rebuilt vector: `value`'s elements for `readers` (a Reshape reading it as its target gets
+/// its own, with 0 and -1 entries; the other readers share one).
 struct Candidate {
     ValueId value = kNone;
-    NodeId reshape = kNone;  ///< set when the value's one reader is this Reshape's target
+    std::vector<NodeId> readers;
     ShapeCodegen::Request request;
 };
 
@@ -77,13 +79,18 @@ public:
             rw_.restoreTopologicalOrder();
             return;
         }
+        // Else value by value (every reader of one value at once), where that pays.
         bool any = false;
-        for (const Candidate& c : candidates) {
-            if (!g_.hasNode(g_.value(c.value).producer)) continue;
-            auto cost = codegen_.cost({c.request});
-            const std::vector<NodeId> cone = deadCone({c.value});
+        for (ValueId v : all) {
+            if (!g_.hasNode(g_.value(v).producer)) continue;
+            std::vector<ShapeCodegen::Request> mine;
+            for (const Candidate& c : candidates)
+                if (c.value == v) mine.push_back(c.request);
+            auto cost = codegen_.cost(mine);
+            const std::vector<NodeId> cone = deadCone({v});
             if (!cost || cone.size() <= *cost) continue;
-            apply(c);
+            for (const Candidate& c : candidates)
+                if (c.value == v) apply(c);
             erase(cone, "replaced by " + std::to_string(*cost) + " nodes");
             any = true;
         }
@@ -107,12 +114,6 @@ private:
     }
 
     bool visible(ValueId v) const { return g_.value(v).isGraphOutput || (captures_ && rw_.isCapturedBySubgraph(v)); }
-
-    int64_t firstReader(ValueId v) const {
-        int64_t first = INT64_MAX;
-        for (NodeId r : g_.value(v).consumers) first = std::min(first, position_.at(r));
-        return first;
-    }
 
     /// The Reshape target with copies as 0 and, when that is cheaper and safe, one -1.
     ShapeCodegen::Request reshapeRequest(NodeId reshape, std::vector<DimExpr> e, int64_t before) const {
@@ -177,7 +178,7 @@ private:
     /// Known int64 vectors computed by shape arithmetic and read by something else (a Reshape, a
     /// Pad, a Range, a Slice, ...): each is rebuilt as a whole.
     std::vector<Candidate> collect() const {
-        std::vector<Candidate> out;
+        std::vector<Candidate> out, scalars;
         for (NodeId id : order_) {
             if (!g_.hasNode(id) || !isShapeArithmetic(id) || g_.node(id).opType == "Constant") continue;
             for (ValueId o : g_.node(id).outputs) {
@@ -186,22 +187,29 @@ private:
                 bool readOutside = false;
                 for (NodeId r : v.consumers) readOutside = readOutside || !isShapeArithmetic(r);
                 if (!readOutside) continue;
-                Candidate c;
-                c.value = o;
-                std::vector<DimExpr> e = *knownElements(g_, a_, o);
-                const int64_t before = firstReader(o);
-                c.request = {e, a_.of(o).dims->empty(), before};
-                if (v.consumers.size() == 1) {
-                    const Node& r = g_.node(v.consumers[0]);
-                    if (r.opType == "Reshape" && isDefault(r) && r.inputs.size() > 1 && r.inputs[1] == o && r.inputs[0] != o) {
-                        c.reshape = v.consumers[0];
-                        c.request = reshapeRequest(c.reshape, e, before);
+                const std::vector<DimExpr> e = *knownElements(g_, a_, o);
+                const bool scalar = a_.of(o).dims->empty();
+                std::vector<Candidate> mine;
+                Candidate shared{o, {}, {e, scalar, INT64_MAX}};
+                for (NodeId r : v.consumers) {
+                    const Node& rn = g_.node(r);
+                    if (std::find(shared.readers.begin(), shared.readers.end(), r) != shared.readers.end()) continue;
+                    if (rn.opType == "Reshape" && isDefault(rn) && rn.inputs.size() > 1 && rn.inputs[1] == o && rn.inputs[0] != o) {
+                        mine.push_back({o, {r}, reshapeRequest(r, e, position_.at(r))});
+                    } else {
+                        shared.readers.push_back(r);
+                        shared.request.before = std::min(shared.request.before, position_.at(r));
                     }
                 }
-                if (!codegen_.cost({c.request})) continue;
-                out.push_back(std::move(c));
+                if (!shared.readers.empty()) mine.push_back(shared);
+                bool buildable = true;
+                for (const Candidate& c : mine) buildable = buildable && codegen_.cost({c.request}).has_value();
+                if (!buildable) continue;
+                for (Candidate& c : mine) (scalar ? scalars : out).push_back(std::move(c));
             }
         }
+        // Scalars last: they can read an element of a vector the others make.
+        for (Candidate& c : scalars) out.push_back(std::move(c));
         return out;
     }
 
@@ -237,8 +245,9 @@ private:
         const std::string why = "'" + name + "' = " + describe(c.request.elements) + " rebuilt from the dims it is made of";
         const ValueId made = codegen_.emit(rw_, c.request, name, why, {g_.value(old).producer});
         if (made == kNone) return;
-        if (c.reshape != kNone) rw_.setInput(c.reshape, 1, made, why);
-        else rw_.replaceAllUsesWith(old, made, why);
+        for (NodeId r : c.readers)
+            for (size_t slot = 0; slot < g_.node(r).inputs.size(); ++slot)
+                if (g_.node(r).inputs[slot] == old) rw_.setInput(r, slot, made, why);
         rw_.applied({}, why);
     }
 

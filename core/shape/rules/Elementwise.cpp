@@ -116,6 +116,13 @@ Dim truncDiv(const DimExpr& a, const DimExpr& b) {
     if (y && *y < 0) return -floorDiv(a, -b);
     auto lb = b.lowerBound();
     if (lb && *lb >= 1) return floorDiv(a, b);
+    // b may be 0, where an integer division has no result (ONNX leaves it undefined; ONNX Runtime
+    // traps): at every binding with a result, a = q*b gives q (torchvision's Swin divides
+    // batch*nh*nw by nh*nw, each window count 0 for an image under one patch).
+    if (lb && *lb >= 0 && !(y && *y == 0)) {
+        DimExpr q = floorDiv(a, b);
+        if (q * b == a) return q;
+    }
     return std::nullopt;
 }
 
