@@ -255,9 +255,10 @@ private:
         return variable == 1 ? Form::Linear : Form::Sum;
     }
 
-    /// Consecutive dims of one source per run: one Shape slice each.
+    /// Consecutive dims of one source per run: one Shape slice each and a Concat; or, when all
+    /// are dims of one source and that is cheaper, one slice over them all and a Gather.
     std::optional<Made> leaves(const std::vector<DimExpr>& e) {
-        std::vector<Made> pieces;
+        std::vector<std::pair<const ShapeCodegen::Leaf*, size_t>> runs;
         for (size_t i = 0; i < e.size();) {
             const ShapeCodegen::Leaf* best = nullptr;
             size_t bestLength = 0;
@@ -271,10 +272,37 @@ private:
                 if (n > bestLength) { best = &leaf; bestLength = n; }
             }
             if (!best) return std::nullopt;
-            pieces.push_back(shapeSlice(*best, bestLength));
+            runs.push_back({best, bestLength});
             i += bestLength;
         }
+        if (runs.size() >= 2)
+            if (auto one = gatheredFromOneSource(e)) return one;
+        std::vector<Made> pieces;
+        for (const auto& [leaf, n] : runs) pieces.push_back(shapeSlice(*leaf, n));
         return concat(pieces, e.size());
+    }
+
+    std::optional<Made> gatheredFromOneSource(const std::vector<DimExpr>& e) {
+        auto first = cg_.leaves_.find(e[0].id());
+        for (const auto& candidate : first->second) {
+            if (candidate.position >= before_) break;
+            const auto& dims = cg_.sourceDims_.at(candidate.value);
+            std::vector<int64_t> at;
+            for (const DimExpr& x : e) {
+                size_t k = 0;
+                while (k < dims.size() && !(dims[k] && *dims[k] == x)) ++k;
+                if (k == dims.size()) break;
+                at.push_back((int64_t)k);
+            }
+            if (at.size() != e.size()) continue;
+            const int64_t lo = *std::min_element(at.begin(), at.end()), hi = *std::max_element(at.begin(), at.end());
+            for (int64_t& k : at) k -= lo;
+            ShapeCodegen::Leaf span = candidate;
+            span.dim = (size_t)lo;
+            const Made all = shapeSlice(span, (size_t)(hi - lo + 1));
+            return node("Gather", {all, constant(at, false)}, {Attribute::makeInt("axis", 0)}, e.size());
+        }
+        return std::nullopt;
     }
 
     Made shapeSlice(const ShapeCodegen::Leaf& leaf, size_t n) {

@@ -131,6 +131,7 @@ private:
         if (!dims || dims->size() != e.size()) return r;
         for (const DimExpr& x : e)
             if (x.constantValue() == std::optional<int64_t>(-1)) return r;
+        const ShapeCodegen::Request base = r;
         auto best = codegen_.cost({r});
         for (size_t j = 0; j < e.size(); ++j) {
             if (e[j].isConstant()) continue;
@@ -141,7 +142,7 @@ private:
                 othersPositive = lb && *lb >= 1;
             }
             if (!othersPositive) continue;
-            ShapeCodegen::Request t = r;
+            ShapeCodegen::Request t = base;  // one -1 at most
             t.elements[j] = DimExpr::constant(-1);
             auto c = codegen_.cost({t});
             if (c && (!best || *c < *best)) {
