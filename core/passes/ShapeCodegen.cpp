@@ -37,6 +37,7 @@ public:
 
     std::optional<ShapeCodegen::Made> request(const ShapeCodegen::Request& r) {
         before_ = r.before;
+        prefer_ = r.prefer;
         if (r.elements.empty()) return std::nullopt;
         if (!r.scalar) return vec(r.elements);
         if (r.elements.size() != 1) return std::nullopt;
@@ -80,6 +81,7 @@ private:
         ShapeCodegen::Memo scratch;
         ProgramBuilder dry(cg_, scratch, nullptr, nullptr, {}, {}, {}, this);
         dry.before_ = before_;
+        dry.prefer_ = prefer_;
         if (!f(dry)) return std::nullopt;
         return dry.added;
     }
@@ -88,11 +90,11 @@ private:
     /// expression (trials nest, and cost() and emit() must take the same decisions).
     template <class R, class O>
     bool prefersReduce(const DimExpr& x, bool scalar, R reduce, O other) {
-        const uint64_t key = x.id() * 2 + (scalar ? 1 : 0);
-        if (auto it = cg_.reduceChoice_.find(key); it != cg_.reduceChoice_.end()) return it->second;
+        const std::string key = keyOf({x}, scalar ? "rs" : "rv");
+        if (auto it = cg_.choices_.find(key); it != cg_.choices_.end()) return it->second;
         auto viaReduce = trial(reduce), viaOther = trial(other);
         const bool choice = viaReduce && (!viaOther || *viaReduce < *viaOther);
-        cg_.reduceChoice_[key] = choice;
+        cg_.choices_[key] = choice;
         return choice;
     }
 
@@ -196,10 +198,8 @@ private:
     std::optional<Made> wholeShapeRun(const std::vector<DimExpr>& e) {
         size_t i = 0;
         while (e[i].isConstant()) ++i;
-        auto it = cg_.leaves_.find(e[i].id());
-        if (it == cg_.leaves_.end()) return std::nullopt;
-        for (const auto& leaf : it->second) {
-            if (leaf.position >= before_) break;
+        for (const ShapeCodegen::Leaf* l : sourcesOf(e[i])) {
+            const ShapeCodegen::Leaf& leaf = *l;
             if (leaf.dim < i) continue;
             const auto& dims = cg_.sourceDims_.at(leaf.value);
             const size_t start = leaf.dim - i;
@@ -216,6 +216,40 @@ private:
 
     /// Constants and repeated elements: build the distinct ones, then put every element in place.
     std::optional<Made> arrange(const std::vector<DimExpr>& e, const std::vector<DimExpr>& distinct) {
+        auto gathered = [&e, &distinct](ProgramBuilder& b) { return b.gatherInPlace(e, distinct); };
+        auto interleaved = [&e](ProgramBuilder& b) { return b.concatSegments(e); };
+        const std::string key = keyOf(e, "a");
+        auto it = cg_.choices_.find(key);
+        if (it == cg_.choices_.end()) {
+            auto viaGather = trial(gathered), viaSegments = trial(interleaved);
+            it = cg_.choices_.emplace(key, viaSegments && (!viaGather || *viaSegments < *viaGather)).first;
+        }
+        return it->second ? interleaved(*this) : gathered(*this);
+    }
+
+    /// Each run of non-constant elements built on its own, the constants between them as they
+    /// are, one Concat ([batch, 5, h, w] = Shape(x, 0, 1), [5], Shape(x, 2, 4)).
+    std::optional<Made> concatSegments(const std::vector<DimExpr>& e) {
+        std::vector<Made> pieces;
+        for (size_t i = 0; i < e.size();) {
+            size_t j = i + 1;
+            while (j < e.size() && e[j].isConstant() == e[i].isConstant()) ++j;
+            std::vector<DimExpr> run(e.begin() + (long)i, e.begin() + (long)j);
+            if (run.size() == e.size()) return std::nullopt;  // no constant to split at
+            if (e[i].isConstant()) {
+                pieces.push_back(constantsOf(e, i, j));
+            } else {
+                auto p = vec(run);
+                if (!p) return std::nullopt;
+                pieces.push_back(*p);
+            }
+            i = j;
+        }
+        return concat(pieces, e.size());
+    }
+
+    /// The distinct non-constant elements built as one vector, then put in place.
+    std::optional<Made> gatherInPlace(const std::vector<DimExpr>& e, const std::vector<DimExpr>& distinct) {
         auto v = vec(distinct);
         if (!v) return std::nullopt;
         // [constants..., distinct..., constants...]: one Concat.
@@ -262,10 +296,8 @@ private:
         for (size_t i = 0; i < e.size();) {
             const ShapeCodegen::Leaf* best = nullptr;
             size_t bestLength = 0;
-            auto it = cg_.leaves_.find(e[i].id());
-            if (it == cg_.leaves_.end()) return std::nullopt;
-            for (const auto& leaf : it->second) {
-                if (leaf.position >= before_) break;
+            for (const ShapeCodegen::Leaf* l : sourcesOf(e[i])) {
+                const ShapeCodegen::Leaf& leaf = *l;
                 const auto& dims = cg_.sourceDims_.at(leaf.value);
                 size_t n = 0;
                 while (i + n < e.size() && leaf.dim + n < dims.size() && dims[leaf.dim + n] && *dims[leaf.dim + n] == e[i + n]) ++n;
@@ -283,9 +315,8 @@ private:
     }
 
     std::optional<Made> gatheredFromOneSource(const std::vector<DimExpr>& e) {
-        auto first = cg_.leaves_.find(e[0].id());
-        for (const auto& candidate : first->second) {
-            if (candidate.position >= before_) break;
+        for (const ShapeCodegen::Leaf* c : sourcesOf(e[0])) {
+            const ShapeCodegen::Leaf& candidate = *c;
             const auto& dims = cg_.sourceDims_.at(candidate.value);
             std::vector<int64_t> at;
             for (const DimExpr& x : e) {
@@ -314,10 +345,8 @@ private:
         if (leaf.dim == 0 && n == rank) {
             made = node("Shape", {sourceOf(leaf)}, {}, n);
         } else if (cg_.opset_ >= 15) {
-            std::vector<Attribute> attrs;
-            if (start != 0) attrs.push_back(Attribute::makeInt("start", start));
-            if ((size_t)end != rank) attrs.push_back(Attribute::makeInt("end", end));
-            made = node("Shape", {sourceOf(leaf)}, std::move(attrs), n);
+            // Both bounds, as dim-as-shape-slice writes them: equal slices stay equal for CSE.
+            made = node("Shape", {sourceOf(leaf)}, {Attribute::makeInt("start", start), Attribute::makeInt("end", end)}, n);
         } else {
             ShapeCodegen::Leaf whole = leaf;
             whole.dim = 0;
@@ -327,6 +356,7 @@ private:
             made = node("Gather", {all, constant(indices, false)}, {Attribute::makeInt("axis", 0)}, n);
         }
         memo_[key] = made;
+        memo_["u" + std::to_string(leaf.value)] = made;
         return made;
     }
 
@@ -430,10 +460,25 @@ private:
         return node(split ? "Sub" : "Add", {*vl, *vr}, {}, e.size());
     }
 
-    const ShapeCodegen::Leaf* findLeaf(const DimExpr& x) const {
+    /// The values that have `x` as a dim and come before the reader, latest first: a Shape next
+    /// to its reader does not keep an early activation alive, and stays inside its block.
+    std::vector<const ShapeCodegen::Leaf*> sourcesOf(const DimExpr& x) const {
+        std::vector<const ShapeCodegen::Leaf*> out;
         auto it = cg_.leaves_.find(x.id());
-        if (it == cg_.leaves_.end() || it->second.empty() || it->second.front().position >= before_) return nullptr;
-        return &it->second.front();
+        if (it == cg_.leaves_.end()) return out;
+        for (auto l = it->second.rbegin(); l != it->second.rend(); ++l)
+            if (l->position < before_) out.push_back(&*l);
+        // A value whose shape is read already comes first: its slices are shared.
+        std::stable_partition(out.begin(), out.end(), [this](const ShapeCodegen::Leaf* l) { return lookup("u" + std::to_string(l->value)) != nullptr; });
+        std::stable_partition(out.begin(), out.end(), [this](const ShapeCodegen::Leaf* l) {
+            return std::find(prefer_.begin(), prefer_.end(), l->value) != prefer_.end();
+        });
+        return out;
+    }
+
+    const ShapeCodegen::Leaf* findLeaf(const DimExpr& x) const {
+        auto all = sourcesOf(x);
+        return all.empty() ? nullptr : all.front();
     }
 
     Made constantsOf(const std::vector<DimExpr>& e, size_t from, size_t to) {
@@ -486,6 +531,7 @@ private:
     std::string hint_, why_;
     std::vector<NodeId> origins_;
     int64_t before_ = INT64_MAX;
+    std::vector<ValueId> prefer_;
 };
 
 void ShapeCodegen::addSource(ValueId v, int64_t position, const std::vector<shape::Dim>& dims) {

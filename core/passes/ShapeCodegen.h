@@ -35,6 +35,9 @@ public:
         std::vector<shape::DimExpr> elements;
         bool scalar = false;          ///< a 0-d result (one element)
         int64_t before = INT64_MAX;   ///< read only sources at positions < before
+        /// Sources to read first when they have the dims (those the replaced chain read), then
+        /// values already read, then the latest before the reader.
+        std::vector<ir::ValueId> prefer;
     };
     /// Nodes emit() would add for these requests in this order (vectors an earlier emit() made, or
     /// an earlier request here needs, count once); nullopt when an element cannot be built.
@@ -62,7 +65,9 @@ private:
     std::unordered_map<uint64_t, std::vector<Leaf>> leaves_;  ///< by expression id, earliest first
     std::map<ir::ValueId, std::vector<shape::Dim>> sourceDims_;
     Memo made_;  ///< vectors emitted so far, by their elements
-    mutable std::unordered_map<uint64_t, bool> reduceChoice_;  ///< by expression: one Reduce or elementwise
+    /// Decisions between two programs, taken once by dry runs (they nest, and cost() and emit()
+    /// must decide alike): one Reduce or elementwise; runs in place or one Gather.
+    mutable std::unordered_map<std::string, bool> choices_;
 };
 
 }  // namespace passlens::passes

@@ -72,9 +72,9 @@ public:
         // Range and a ConstantOfShape) are paid once, and the shared chain dies only as a whole.
         auto joint = codegen_.cost(requests);
         const std::vector<NodeId> dead = deadCone(all);
-        if (joint && dead.size() > *joint) {
+        if (joint && counted(dead) > *joint) {
             for (const Candidate& c : candidates) apply(c);
-            erase(dead, "rebuilt: " + std::to_string(dead.size()) + " nodes of shape arithmetic replaced by " +
+            erase(dead, "rebuilt: " + std::to_string(counted(dead)) + " nodes of shape arithmetic replaced by " +
                             std::to_string(*joint));
             rw_.restoreTopologicalOrder();
             return;
@@ -88,7 +88,7 @@ public:
                 if (c.value == v) mine.push_back(c.request);
             auto cost = codegen_.cost(mine);
             const std::vector<NodeId> cone = deadCone({v});
-            if (!cost || cone.size() <= *cost) continue;
+            if (!cost || counted(cone) <= *cost) continue;
             for (const Candidate& c : candidates)
                 if (c.value == v) apply(c);
             erase(cone, "replaced by " + std::to_string(*cost) + " nodes");
@@ -104,13 +104,21 @@ private:
         if (s.dims && !s.values) codegen_.addSource(v, position, *s.dims);
     }
 
-    /// A node whose every output is a small int64 vector the engine knows: shape arithmetic.
+    /// A node whose every output is a small int64 vector the engine knows (or a bool one, a
+    /// comparison inside such arithmetic): shape arithmetic.
     bool isShapeArithmetic(NodeId id) const {
         const Node& n = g_.node(id);
         if (!isDefault(n) || n.hasSubgraphs() || n.outputs.empty()) return false;
         for (ValueId o : n.outputs)
-            if (o == kNone || !knownElements(g_, a_, o)) return false;
+            if (o == kNone || !(knownElements(g_, a_, o) || knownCondition(o))) return false;
         return true;
+    }
+
+    bool knownCondition(ValueId v) const {
+        if (v >= a_.values.size() || g_.value(v).type.elemType != DataType::Bool) return false;
+        const shape::ValueShape& s = a_.of(v);
+        if (!s.values || !s.dims || s.dims->size() > 1 || s.values->empty() || s.values->size() > 64) return false;
+        return std::all_of(s.values->begin(), s.values->end(), [](const shape::Dim& e) { return e.has_value(); });
     }
 
     bool visible(ValueId v) const { return g_.value(v).isGraphOutput || (captures_ && rw_.isCapturedBySubgraph(v)); }
@@ -118,7 +126,7 @@ private:
     /// The Reshape target with copies as 0 and, when that is cheaper and safe, one -1.
     ShapeCodegen::Request reshapeRequest(NodeId reshape, std::vector<DimExpr> e, int64_t before) const {
         const Node& n = g_.node(reshape);
-        ShapeCodegen::Request r{e, false, before};
+        ShapeCodegen::Request r{e, false, before, {}};
         const ValueId data = n.inputs[0], out = n.outputs[0];
         if (data >= a_.values.size() || out >= a_.values.size()) return r;
         const auto& in = a_.of(data).dims;
@@ -184,14 +192,14 @@ private:
             if (!g_.hasNode(id) || !isShapeArithmetic(id) || g_.node(id).opType == "Constant") continue;
             for (ValueId o : g_.node(id).outputs) {
                 const Value& v = g_.value(o);
-                if (visible(o) || v.consumers.empty()) continue;
+                if (visible(o) || v.consumers.empty() || !knownElements(g_, a_, o)) continue;
                 bool readOutside = false;
                 for (NodeId r : v.consumers) readOutside = readOutside || !isShapeArithmetic(r);
                 if (!readOutside) continue;
                 const std::vector<DimExpr> e = *knownElements(g_, a_, o);
                 const bool scalar = a_.of(o).dims->empty();
                 std::vector<Candidate> mine;
-                Candidate shared{o, {}, {e, scalar, INT64_MAX}};
+                Candidate shared{o, {}, {e, scalar, INT64_MAX, {}}};
                 for (NodeId r : v.consumers) {
                     const Node& rn = g_.node(r);
                     if (std::find(shared.readers.begin(), shared.readers.end(), r) != shared.readers.end()) continue;
@@ -203,6 +211,8 @@ private:
                     }
                 }
                 if (!shared.readers.empty()) mine.push_back(shared);
+                const std::vector<ValueId> read = shapeSourcesOf(o);
+                for (Candidate& c : mine) c.request.prefer = read;
                 bool buildable = true;
                 for (const Candidate& c : mine) buildable = buildable && codegen_.cost({c.request}).has_value();
                 if (!buildable) continue;
@@ -212,6 +222,28 @@ private:
         // Scalars last: they can read an element of a vector the others make.
         for (Candidate& c : scalars) out.push_back(std::move(c));
         return out;
+    }
+
+    /// The values whose Shape the chain computing `v` reads (the rebuilt vector reads them first).
+    std::vector<ValueId> shapeSourcesOf(ValueId v) const {
+        std::vector<ValueId> out;
+        std::set<NodeId> seen;
+        std::vector<NodeId> work{g_.value(v).producer};
+        while (!work.empty() && seen.size() < 64) {
+            const NodeId id = work.back();
+            work.pop_back();
+            if (id == kNone || !g_.hasNode(id) || !seen.insert(id).second || !isShapeArithmetic(id)) continue;
+            const Node& n = g_.node(id);
+            if (n.opType == "Shape" && !n.inputs.empty()) out.push_back(n.inputs[0]);
+            for (ValueId in : n.inputs)
+                if (in != kNone) work.push_back(g_.value(in).producer);
+        }
+        return out;
+    }
+
+    /// Nodes that count as saved: a Constant node is an initializer after constant-folding.
+    size_t counted(const std::vector<NodeId>& nodes) const {
+        return (size_t)std::count_if(nodes.begin(), nodes.end(), [&](NodeId id) { return g_.node(id).opType != "Constant"; });
     }
 
     /// Shape-arithmetic nodes that are only read (through others of them) by the values in

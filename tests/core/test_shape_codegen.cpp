@@ -34,7 +34,7 @@ size_t emitAndCheck(const std::vector<Program>& programs, int64_t opset = 17) {
     passes::ShapeCodegen cg(opset);
     cg.addSource(x, -1, {sym("batch"), sym("h"), sym("w"), k(16)});
     std::vector<passes::ShapeCodegen::Request> requests;
-    for (const Program& p : programs) requests.push_back({p.elements, p.scalar, INT64_MAX});
+    for (const Program& p : programs) requests.push_back({p.elements, p.scalar, INT64_MAX, {}});
     const auto promised = cg.cost(requests);
     EXPECT_TRUE(promised.has_value());
     if (!promised) return 0;
@@ -107,14 +107,14 @@ TEST(ShapeCodegen, IntegerSemanticsOfDivAndMod) {
     Model m = b.finish();
     passes::ShapeCodegen cg(17);
     cg.addSource(x, -1, {sym("h")});
-    EXPECT_FALSE(cg.cost({{{floorDiv(k(1) - h, k(2))}, false, INT64_MAX}}).has_value());
+    EXPECT_FALSE(cg.cost({{{floorDiv(k(1) - h, k(2))}, false, INT64_MAX, {}}}).has_value());
     // A symbol no source has cannot be read.
-    EXPECT_FALSE(cg.cost({{{sym("other")}, false, INT64_MAX}}).has_value());
+    EXPECT_FALSE(cg.cost({{{sym("other")}, false, INT64_MAX, {}}}).has_value());
     // A source after the reader cannot be read either.
     passes::ShapeCodegen late(17);
     late.addSource(x, 5, {sym("h")});
-    EXPECT_FALSE(late.cost({{{h}, false, 5}}).has_value());
-    EXPECT_TRUE(late.cost({{{h}, false, 6}}).has_value());
+    EXPECT_FALSE(late.cost({{{h}, false, 5, {}}}).has_value());
+    EXPECT_TRUE(late.cost({{{h}, false, 6, {}}}).has_value());
 }
 
 TEST(ShapeCodegen, MixedFormsMinMaxProductsAndScalars) {
