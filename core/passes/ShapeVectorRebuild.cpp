@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <set>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "ir/IntsText.h"
 #include "ir/Tensor.h"
@@ -56,6 +57,8 @@ public:
         for (ValueId v : g_.inputs()) addSource(v, -1);
         for (NodeId id : order_)
             for (ValueId o : g_.node(id).outputs) addSource(o, position_[id]);
+        for (NodeId id : order_)
+            if (computesShapeArithmetic(id)) shapeArithmetic_.insert(id);
     }
 
     void run() {
@@ -105,8 +108,10 @@ private:
     }
 
     /// A node whose every output is a small int64 vector the engine knows (or a bool one, a
-    /// comparison inside such arithmetic): shape arithmetic.
-    bool isShapeArithmetic(NodeId id) const {
+    /// comparison inside such arithmetic): shape arithmetic. Decided once, before any rewrite.
+    bool isShapeArithmetic(NodeId id) const { return shapeArithmetic_.count(id) != 0; }
+
+    bool computesShapeArithmetic(NodeId id) const {
         const Node& n = g_.node(id);
         if (!isDefault(n) || n.hasSubgraphs() || n.outputs.empty()) return false;
         for (ValueId o : n.outputs)
@@ -300,6 +305,7 @@ private:
     ShapeCodegen codegen_;
     std::vector<NodeId> order_;
     std::unordered_map<NodeId, int64_t> position_;
+    std::unordered_set<NodeId> shapeArithmetic_;  ///< nodes of the graph as it was analyzed (new ones are not)
 };
 
 }  // namespace
