@@ -6,9 +6,8 @@
 //    dim_param, dim by dim the same) compute the same vector: their readers read the first one, so
 //    CSE can merge the Gathers after them.
 //  - A Reshape whose target is computed at run time but known symbolically (core/shape's value
-//    propagation: [batch, 197, 3, 64]) gets a constant target: entries that copy the input's dim
-//    at the same position become 0, one remaining symbolic entry becomes -1 ([0, 197, 3, 64]),
-//    so the Shape chain behind it becomes dead code.
+//    propagation: [batch, 197, 3, 64]) gets a constant target ([0, 197, 3, 64]); other shape
+//    vectors are rebuilt with fewer nodes (SymbolicRewrites.h, ShapeCodegen.h).
 //  - An Expand whose output shape is provably its input's shape (same expressions) is removed.
 // Symbolic dims come from the importer's shape inference; an unnamed unknown dim proves nothing.
 #include <map>
@@ -71,6 +70,7 @@ protected:
                 const bool captures = hasSubgraphNodes(rw.graph());
                 gatherPermutedVectors(rw, *a, captures);
                 rewriteScatterBoxFills(rw, *a, captures);
+                rebuildShapeVectors(rw, *a, captures);
             }
             rewriteBoxGridLabels(rw, hasSubgraphNodes(rw.graph()));
             rw.setRule({});
@@ -133,7 +133,9 @@ private:
             }
             rememberShapes(g, a, id, firstWithShape);
             if (n.inputs.size() < 2 || n.inputs[0] == kNone || n.inputs[1] == kNone) continue;
-            if (n.opType == "Reshape") foldReshapeTarget(rw, a, id);
+            // A computed target is rebuilt below (rebuild-shape-vector); one that only inserts 1s
+            // needs none: the Reshape is an Unsqueeze.
+            if (n.opType == "Reshape" && !match::constantOf(g, n.inputs[1])) reshapeToUnsqueeze(rw, a, id);
             else if (n.opType == "Expand") removeSymbolicNoOpExpand(rw, a, id);
             else if (n.opType == "Slice") removeSymbolicNoOpSlice(rw, a, id);
         }
@@ -305,45 +307,6 @@ private:
         rw.eraseNode(id, why);
         rw.applied({}, why);
         return true;
-    }
-
-    static void foldReshapeTarget(Rewriter& rw, const shape::ShapeAnalysis& a, NodeId id) {
-        const Graph& g = rw.graph();
-        const Node& n = g.node(id);
-        const ValueId target = n.inputs[1];
-        if (match::constantOf(g, target) || target >= a.values.size() || n.inputs[0] >= a.values.size()) return;
-        const shape::ValueShape& t = a.of(target);
-        if (!t.values || t.values->empty() || t.values->size() > 64) return;
-        rw.setRule("reshape-target-from-symbols");
-        const bool allowZero = n.attrInt("allowzero", 0) != 0;
-        const auto& inDims = a.of(n.inputs[0]).dims;
-        std::vector<int64_t> entries;
-        std::vector<std::string> symbolic;
-        for (size_t i = 0; i < t.values->size(); ++i) {
-            const shape::Dim& e = (*t.values)[i];
-            if (!e) return;  // an entry nothing is known about: the target stays computed
-            if (auto c = e->constantValue()) {
-                if (*c == -1) symbolic.push_back("-1");
-                entries.push_back(*c);
-            } else if (!allowZero && inDims && i < inDims->size() && (*inDims)[i] && *(*inDims)[i] == *e) {
-                entries.push_back(0);  // "copy dim i of the input"
-            } else {
-                symbolic.push_back(e->toString());
-                entries.push_back(-1);
-            }
-        }
-        if (symbolic.size() > 1 && reshapeToUnsqueeze(rw, a, id)) return;
-        if (symbolic.size() > 1) {
-            rw.missed({id}, "target " + describeValues(*t.values) + " has " + std::to_string(symbolic.size()) +
-                                " entries that are neither constants nor the input's own dims",
-                      {target});
-            return;
-        }
-        const std::string why = n.displayName() + "'s target " + describeValues(*t.values) +
-                                " is known from the input dims: constant target " + intsText(entries);
-        ValueId folded = rw.newInitializer(g.value(target).name + "_folded", int64Tensor({(int64_t)entries.size()}, entries));
-        rw.setInput(id, 1, folded, why);
-        rw.applied({id}, why);
     }
 
     static void removeSymbolicNoOpExpand(Rewriter& rw, const shape::ShapeAnalysis& a, NodeId id) {

@@ -33,6 +33,17 @@
 // coordinate's type holds, so empty slices (pad_H < window) change nothing. Refused when the
 // result would not have the coordinates' broadcast shape (the shape engine's DimExprs), when a
 // label would not vary, and when the chain's exclusive nodes are not more than the labels add.
+//
+// Shape vectors rebuilt from their expressions (ShapeVectorRebuild.cpp, with ShapeCodegen):
+//  - reshape-target-from-symbols: a Reshape whose computed target is known gets a constant one
+//    when it can: entries that copy the input's dim at the same position become 0 (allowzero = 0),
+//    one symbolic entry -1 when every other output dim is provably >= 1 ([batch*seq, 64] →
+//    [-1, 64]).
+//  - rebuild-shape-vector: every int64 vector computed by shape arithmetic and read elsewhere (a
+//    Reshape target, Pad's pads, a Slice end, a Range limit, ...) is rebuilt by ShapeCodegen from
+//    its elements' expressions (Shape slices of existing values, one node per operation over
+//    whole vectors), all at once when that removes more nodes than it adds (the arithmetic they
+//    shared dies together), else one vector at a time where that pays.
 #include "passes/Rewriter.h"
 #include "shape/ShapeEngine.h"
 
@@ -49,5 +60,7 @@ void rewriteBoxGridLabels(Rewriter& rw, bool captures);
 /// constant with equal elements, seen through Reshape/Expand/Unsqueeze/...): a one-element
 /// tensor, else nullptr.
 ir::TensorPtr uniformFill(const ir::Graph& g, ir::ValueId v);
+
+void rebuildShapeVectors(Rewriter& rw, const shape::ShapeAnalysis& a, bool captures);
 
 }  // namespace passlens::passes

@@ -516,6 +516,35 @@ std::optional<int64_t> DimExpr::evaluate(const Bindings& b) const {
 void DimExpr::collectSymbols(std::set<std::string>& out) const { collect(node_, out); }
 std::string DimExpr::toString() const { return polyText(node_); }
 
+std::optional<AtomParts> atomOf(const DimExpr& e) {
+    const ExprNode* atom = soleAtom(e.node());
+    if (!atom) return std::nullopt;
+    AtomParts parts;
+    switch (atom->kind) {
+    case Kind::Symbol: return parts;
+    case Kind::FloorDiv: parts.kind = AtomKind::FloorDiv; break;
+    case Kind::Mod: parts.kind = AtomKind::Mod; break;
+    case Kind::Min: parts.kind = AtomKind::Min; break;
+    case Kind::Max: parts.kind = AtomKind::Max; break;
+    case Kind::Poly: return std::nullopt;
+    }
+    parts.a = DimExpr(atom->a);
+    parts.b = DimExpr(atom->b);
+    return parts;
+}
+
+std::vector<Monomial> monomialsOf(const DimExpr& e) {
+    std::vector<Monomial> out;
+    for (const auto& t : e.node()->terms) {
+        Monomial m;
+        m.coef = t.coef;
+        for (const auto& f : t.factors)
+            for (int i = 0; i < f.exponent; ++i) m.factors.push_back(atomExpr(f.atom));
+        out.push_back(std::move(m));
+    }
+    return out;
+}
+
 DimExpr operator+(const DimExpr& a, const DimExpr& b) {
     std::vector<Term> terms = a.node()->terms;
     terms.insert(terms.end(), b.node()->terms.begin(), b.node()->terms.end());
@@ -633,6 +662,35 @@ bool provenLessEqual(const DimExpr& x, const DimExpr& y) {
 std::optional<int64_t> DimExpr::lowerBound() const { return boundsOf(*this).lo; }
 std::optional<int64_t> DimExpr::upperBound() const { return boundsOf(*this).hi; }
 
+/// p with every factor Mod(X, m) whose constant m is a multiple of k replaced by X: the same value
+/// modulo k (see mod()).
+static const ExprNode* withoutModsOfMultiples(const ExprNode* p, int64_t k) {
+    bool any = false;
+    for (const auto& t : p->terms)
+        for (const auto& f : t.factors)
+            if (f.atom->kind == Kind::Mod)
+                if (auto m = constOf(f.atom->b); m && *m != 0 && *m % k == 0) any = true;
+    if (!any) return p;
+    DimExpr out;
+    for (const auto& t : p->terms) {
+        Term kept;
+        kept.coef = t.coef;
+        DimExpr term;
+        std::vector<const ExprNode*> replaced;
+        for (const auto& f : t.factors) {
+            auto m = f.atom->kind == Kind::Mod ? constOf(f.atom->b) : std::nullopt;
+            if (m && *m != 0 && *m % k == 0)
+                for (int e = 0; e < f.exponent; ++e) replaced.push_back(f.atom->a);
+            else
+                kept.factors.push_back(f);
+        }
+        term = DimExpr(makePoly({kept}));
+        for (const ExprNode* x : replaced) term = term * DimExpr(x);
+        out = out + term;
+    }
+    return out.node();
+}
+
 DimExpr floorDiv(const DimExpr& a, const DimExpr& b) {
     const ExprNode* pa = a.node();
     if (auto k = b.constantValue()) {
@@ -681,6 +739,9 @@ DimExpr mod(const DimExpr& a, const DimExpr& b) {
         // c*k <= a < (c+1)*k at every binding: Mod(a, k) = a - c*k (= a when 0 <= a < k).
         if (auto iv = boundsOf(a); iv.lo && iv.hi && floorDivInt(*iv.lo, *k) == floorDivInt(*iv.hi, *k))
             return a - DimExpr::constant(mulChecked(floorDivInt(*iv.lo, *k), *k));
+        // Mod(X, m) = X - m*floor(X/m) is X plus a multiple of k when k divides m, and sums and
+        // products keep congruences mod k: Mod(-Mod(a, 4) + c, 4) = Mod(-a + c, 4).
+        pa = withoutModsOfMultiples(pa, *k);
         // Mod(k*Q + R, k) = Mod(R, k): coefficients reduced to (-k/2, k/2], the constant to [0, k).
         std::vector<Term> r;
         for (const auto& t : pa->terms) {
@@ -693,9 +754,6 @@ DimExpr mod(const DimExpr& a, const DimExpr& b) {
         // Mod(g*X, g*m) = g*Mod(X, m) for g > 0.
         int64_t g = gcdOfCoefs(rest, *k);
         if (g > 1) return DimExpr::constant(g) * mod(scaled(rest, g, true), DimExpr::constant(*k / g));
-        // Mod(Mod(X, p), k) = Mod(X, k) when k divides p.
-        if (const ExprNode* inner = soleAtom(rest); inner && inner->kind == Kind::Mod)
-            if (auto p = constOf(inner->b); p && *p > 0 && *p % *k == 0) return mod(DimExpr(inner->a), b);
         return atomExpr(makeAtom(Kind::Mod, rest, b.node()));
     }
     if (a == b || (a.isConstant() && *a.constantValue() == 0)) return DimExpr();

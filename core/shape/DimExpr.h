@@ -16,6 +16,7 @@
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace passlens::shape {
 
@@ -78,6 +79,21 @@ DimExpr floorDiv(const DimExpr& a, const DimExpr& b);
 DimExpr mod(const DimExpr& a, const DimExpr& b);
 DimExpr min(const DimExpr& a, const DimExpr& b);
 DimExpr max(const DimExpr& a, const DimExpr& b);
+
+/// The parts of an expression, for code that rebuilds it from integer operations (ShapeCodegen).
+enum class AtomKind { Symbol, FloorDiv, Mod, Min, Max };
+struct AtomParts {
+    AtomKind kind = AtomKind::Symbol;
+    DimExpr a, b;  ///< operands of FloorDiv, Mod, Min, Max (0 for a symbol)
+};
+/// When `e` is exactly one atom (a symbol, floor(a/b), Mod(a, b), Min, Max; coefficient 1).
+std::optional<AtomParts> atomOf(const DimExpr& e);
+struct Monomial {
+    int64_t coef = 0;
+    std::vector<DimExpr> factors;  ///< atoms, one entry per power (x**2 = {x, x}); empty = constant term
+};
+/// `e` as a sum of monomials in canonical order (the constant term last when there is one).
+std::vector<Monomial> monomialsOf(const DimExpr& e);
 
 /// Names of symbols that are sizes of tensors the model is fed (>= 1); see dimFromParam.
 using SizeSymbols = std::set<std::string, std::less<>>;

@@ -32,7 +32,7 @@ TEST(ShapeExpr, SpellsLikeSympy) {
     EXPECT_EQ((a * a * k(3) - b).toString(), "3*a**2 - b");
     EXPECT_EQ(floorDiv(h + k(7), k(8)).toString(), "floor((height + 7)/8)");
     EXPECT_EQ(floorDiv(a, b * k(2)).toString(), "floor(a/(2*b))");
-    EXPECT_EQ(mod(k(8) - mod(h, k(8)), k(8)).toString(), "Mod(-Mod(height, 8), 8)");
+    EXPECT_EQ(mod(k(8) - mod(h, k(8)), k(8)).toString(), "Mod(-height, 8)");
     EXPECT_EQ((floorDiv(h - k(1), k(2)) + k(1)).toString(), "floor((height - 1)/2) + 1");
     EXPECT_EQ(DimExpr().toString(), "0");
     EXPECT_EQ(k(-5).toString(), "-5");
@@ -333,6 +333,27 @@ TEST(ShapeExpr, SwinStagesStartAgainFromTheUnpaddedSize) {
     EXPECT_EQ(f.evaluate({{"height", 224}}), 7);
     EXPECT_EQ(f.evaluate({{"height", 200}}), 7);
     EXPECT_EQ(f.evaluate({{"height", 101}}), 4);
+}
+
+TEST(ShapeExpr, ModOfAMultipleInsideModIsItsArgument) {
+    // Mod(X, m) differs from X by a multiple of m, so by a multiple of any k dividing m.
+    DimExpr h = sym("h"), w = sym("w");
+    DimExpr f = floorDiv(h, k(4));
+    EXPECT_EQ(mod(-mod(f, k(4)), k(4)), mod(-f, k(4)));
+    EXPECT_EQ(mod(k(4) - mod(f, k(4)), k(4)).toString(), "Mod(-floor(h/4), 4)");
+    EXPECT_EQ(mod(mod(h, k(8)) + w, k(4)), mod(h + w, k(4)));
+    EXPECT_EQ(mod(k(3) * mod(h, k(-8)) * mod(w, k(6)), k(2)), mod(h * w, k(2)));
+    EXPECT_EQ(mod(mod(h, k(8)) * mod(h, k(8)), k(4)), mod(h * h, k(4)));
+    // Not when k does not divide m: Mod(Mod(h, 6), 4) is not Mod(h, 4) (h = 6 gives 0 and 2).
+    EXPECT_NE(mod(mod(h, k(6)), k(4)), mod(h, k(4)));
+    EXPECT_NE(mod(-mod(h, k(2)), k(4)), mod(-h, k(4)));
+    for (int64_t v = 1; v <= 40; ++v)
+        for (int64_t u = 1; u <= 9; ++u) {
+            Bindings b{{"h", v}, {"w", u}};
+            auto floorMod = [](int64_t x, int64_t m) { return ((x % m) + m) % m; };
+            EXPECT_EQ(mod(-mod(f, k(4)), k(4)).evaluate(b), floorMod(-floorMod(v / 4, 4), 4));
+            EXPECT_EQ(mod(mod(h, k(8)) + w, k(4)).evaluate(b), floorMod(floorMod(v, 8) + u, 4));
+        }
 }
 
 TEST(ShapeExpr, FloorAndModInsideOneBlockFold) {
