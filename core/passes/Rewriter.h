@@ -21,6 +21,8 @@ public:
     /// Rule name stamped on the following changes and remarks (cleared with an empty string).
     void setRule(std::string rule) { rule_ = std::move(rule); }
     bool changed() const { return changed_; }
+    /// Changes recorded so far by this pass (all its rewriters): a sweep that adds none changed nothing.
+    size_t changeCount() const { return changes_.size(); }
 
     // ---- building blocks ------------------------------------------------------------------------
     /// A fresh intermediate value named after `hint` (made unique).

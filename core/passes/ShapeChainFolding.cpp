@@ -65,11 +65,15 @@ protected:
         ctx.forEachGraph([&](Rewriter& rw) {
             mergeEqualShapes(rw);
             foldStaticEntries(rw);
+            const size_t beforeSymbolic = rw.changeCount();
             if (auto a = foldSymbolicShapes(rw)) {
                 // Values the sweep above made are unknown to `a`; the others compute the same.
                 const bool captures = hasSubgraphNodes(rw.graph());
                 gatherPermutedVectors(rw, *a, captures);
                 rewriteScatterBoxFills(rw, *a, captures);
+                // The rebuild costs whole vectors: it reads a fresh analysis when the rules above
+                // made values `a` does not know, or a second run would find them to rebuild.
+                if (rw.changeCount() != beforeSymbolic) a = shape::analyzeShapes(rw.graph(), &rw.model());
                 rebuildShapeVectors(rw, *a, captures);
             }
             rewriteBoxGridLabels(rw, hasSubgraphNodes(rw.graph()));

@@ -59,6 +59,19 @@ public:
             for (ValueId o : g_.node(id).outputs) addSource(o, position_[id]);
         for (NodeId id : order_)
             if (computesShapeArithmetic(id)) shapeArithmetic_.insert(id);
+        // Nodes an earlier rule of the sweep left unread (dce removes them after the pass): a
+        // reader among them keeps nothing alive, or a second run would find more to rebuild.
+        std::unordered_set<NodeId> live;
+        for (auto it = order_.rbegin(); it != order_.rend(); ++it) {
+            bool used = false;
+            for (ValueId o : g_.node(*it).outputs) {
+                if (o == kNone) continue;
+                used = used || visible(o);
+                for (NodeId r : g_.value(o).consumers) used = used || live.count(r) != 0;
+            }
+            if (used) live.insert(*it);
+            else unreadAlready_.insert(*it);
+        }
     }
 
     void run() {
@@ -265,7 +278,7 @@ private:
                 if (redirected.count(o)) { read = true; continue; }
                 for (NodeId r : g_.value(o).consumers) {
                     read = true;
-                    if (!dead.count(r)) dies = false;
+                    if (!dead.count(r) && !unreadAlready_.count(r)) dies = false;
                 }
             }
             if (dies && read) {
@@ -306,6 +319,7 @@ private:
     std::vector<NodeId> order_;
     std::unordered_map<NodeId, int64_t> position_;
     std::unordered_set<NodeId> shapeArithmetic_;  ///< nodes of the graph as it was analyzed (new ones are not)
+    std::unordered_set<NodeId> unreadAlready_;    ///< nodes whose results reach no output or capture
 };
 
 }  // namespace
