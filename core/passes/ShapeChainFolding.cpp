@@ -313,16 +313,23 @@ private:
         return true;
     }
 
-    static void removeSymbolicNoOpExpand(Rewriter& rw, const shape::ShapeAnalysis& a, NodeId id) {
-        const Graph& g = rw.graph();
-        const Node& n = g.node(id);
-        if (n.outputs.size() != 1 || n.outputs[0] == kNone || n.outputs[0] >= a.values.size() || n.inputs[0] >= a.values.size()) return;
+    /// The output's dims when the node's one output provably has its first input's shape and
+    /// bypassing it would not wire a graph input straight to a graph output; else nullptr.
+    static const std::vector<shape::Dim>* keptInputShape(const Graph& g, const shape::ShapeAnalysis& a, const Node& n) {
+        if (n.outputs.size() != 1 || n.outputs[0] == kNone || n.outputs[0] >= a.values.size() || n.inputs[0] >= a.values.size())
+            return nullptr;
         const auto& in = a.of(n.inputs[0]);
         const auto& out = a.of(n.outputs[0]);
-        if (!in.fullyKnown() || !out.fullyKnown() || *in.dims != *out.dims) return;
-        if (g.value(n.outputs[0]).isGraphOutput && g.value(n.inputs[0]).isGraphInput) return;
+        if (!in.fullyKnown() || !out.fullyKnown() || *in.dims != *out.dims) return nullptr;
+        if (g.value(n.outputs[0]).isGraphOutput && g.value(n.inputs[0]).isGraphInput) return nullptr;
+        return &*out.dims;
+    }
+
+    static void removeSymbolicNoOpExpand(Rewriter& rw, const shape::ShapeAnalysis& a, NodeId id) {
+        const auto* dims = keptInputShape(rw.graph(), a, rw.graph().node(id));
+        if (!dims) return;
         rw.setRule("expand-noop-symbolic");
-        bypassNodeChecked(rw, id, "Expand to " + describeValues(*out.dims) + ", the shape its input already has");
+        bypassNodeChecked(rw, id, "Expand to " + describeValues(*dims) + ", the shape its input already has");
     }
 
     /// A Reshape whose result is its input with 1s inserted ([1, 6, h, w] → [1, 6, 1, h, w]) is an
@@ -364,19 +371,16 @@ private:
     static void removeSymbolicNoOpSlice(Rewriter& rw, const shape::ShapeAnalysis& a, NodeId id) {
         const Graph& g = rw.graph();
         const Node& n = g.node(id);
-        if (n.outputs.size() != 1 || n.outputs[0] == kNone || n.outputs[0] >= a.values.size() || n.inputs[0] >= a.values.size()) return;
         if (n.inputs.size() > 4 && n.inputs[4] != kNone) {
             TensorPtr steps = match::constantOf(g, n.inputs[4]);
             if (!steps || steps->dtype != DataType::Int64) return;
             for (int64_t i = 0; i < steps->elementCount(); ++i)
                 if (steps->as<int64_t>()[i] != 1) return;
         }
-        const auto& in = a.of(n.inputs[0]);
-        const auto& out = a.of(n.outputs[0]);
-        if (!in.fullyKnown() || !out.fullyKnown() || *in.dims != *out.dims) return;
-        if (g.value(n.outputs[0]).isGraphOutput && g.value(n.inputs[0]).isGraphInput) return;
+        const auto* dims = keptInputShape(g, a, n);
+        if (!dims) return;
         rw.setRule("slice-noop-symbolic");
-        bypassNodeChecked(rw, id, "Slice with steps 1 to " + describeValues(*out.dims) + ", the shape its input already has");
+        bypassNodeChecked(rw, id, "Slice with steps 1 to " + describeValues(*dims) + ", the shape its input already has");
     }
 
     static void bypassNodeChecked(Rewriter& rw, NodeId id, const std::string& why) {
