@@ -18,7 +18,6 @@ namespace {
 
 constexpr size_t kMaxBoxes = 64;
 
-bool isDefault(const Node& n) { return n.domain.empty() || n.domain == "ai.onnx"; }
 
 /// Which nodes reach a graph output (through inputs and subgraph captures), by node id: the
 /// exporter's Shape chains still read the masks here, and dce removes them only later. Nodes made
@@ -77,7 +76,7 @@ std::optional<Atom> atomOf(const Graph& g, ValueId v) {
     if (p == kNone) return std::nullopt;
     const Node& n = g.node(p);
     static const std::set<std::string> kCompares{"Less", "LessOrEqual", "Greater", "GreaterOrEqual", "Equal"};
-    if (!isDefault(n) || !kCompares.count(n.opType) || n.inputs.size() != 2 || n.inputs[0] == kNone || n.inputs[1] == kNone)
+    if (!match::inDefaultDomain(n) || !kCompares.count(n.opType) || n.inputs.size() != 2 || n.inputs[0] == kNone || n.inputs[1] == kNone)
         return std::nullopt;
     std::string op = n.opType;
     ValueId coord = n.inputs[0], other = n.inputs[1];
@@ -111,7 +110,7 @@ std::optional<Atom> atomOf(const Graph& g, ValueId v) {
 bool collectAtoms(const Graph& g, ValueId cond, std::vector<Atom>& out, int depth = 0) {
     if (cond == kNone || depth > 8) return false;
     const NodeId p = g.value(cond).producer;
-    if (p != kNone && g.node(p).opType == "And" && isDefault(g.node(p)) && g.node(p).inputs.size() == 2)
+    if (p != kNone && g.node(p).opType == "And" && match::inDefaultDomain(g.node(p)) && g.node(p).inputs.size() == 2)
         return collectAtoms(g, g.node(p).inputs[0], out, depth + 1) && collectAtoms(g, g.node(p).inputs[1], out, depth + 1);
     auto atom = atomOf(g, cond);
     if (!atom) return false;
@@ -141,7 +140,7 @@ bool supportedValueType(DataType t) {
 
 /// The box a Where writes, its coordinates added to `coord` when new; nullopt when it is not one.
 std::optional<Box> boxOf(const Graph& g, const Node& w, ValueId coord[2]) {
-    if (w.opType != "Where" || !isDefault(w) || w.inputs.size() != 3 || w.outputs.size() != 1 || w.inputs[2] == kNone) return std::nullopt;
+    if (w.opType != "Where" || !match::inDefaultDomain(w) || w.inputs.size() != 3 || w.outputs.size() != 1 || w.inputs[2] == kNone) return std::nullopt;
     TensorPtr value = match::constantOf(g, w.inputs[1]);
     if (!value || value->elementCount() != 1 || !supportedValueType(value->dtype) || value->byteSize() != elementSize(value->dtype))
         return std::nullopt;

@@ -6,6 +6,7 @@
 
 #include "ir/Tensor.h"
 #include "passes/algebraic/Rules.h"
+#include "passes/match/Match.h"
 
 namespace passlens::passes {
 
@@ -13,7 +14,6 @@ using namespace passlens::ir;
 
 namespace {
 
-bool isDefault(const Node& n) { return n.domain.empty() || n.domain == "ai.onnx"; }
 
 ShapeTrace fail(NodeId blocker, std::string why) {
     ShapeTrace t;
@@ -150,7 +150,7 @@ ShapeTrace trace(const Graph& g, ValueId v, int depth) {
     if (val.initializer && !val.isGraphInput) return traceConstant(val, *val.initializer);
     if (val.producer == kNone) return fail(kNone, "'" + val.name + "' is a graph input");
     const Node& p = g.node(val.producer);
-    if (!isDefault(p)) return fail(val.producer, p.displayName() + " is not a standard op");
+    if (!match::inDefaultDomain(p)) return fail(val.producer, p.displayName() + " is not a standard op");
     // A Constant node (shape-chain-folding runs before constant folding turns them into initializers).
     if (p.opType == "Constant") {
         TensorPtr c;

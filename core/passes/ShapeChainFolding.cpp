@@ -31,7 +31,6 @@ using namespace passlens::ir;
 
 namespace {
 
-bool isDefault(const Node& n) { return n.domain.empty() || n.domain == "ai.onnx"; }
 
 /// "768,$batch,$seq|0|3": the shape a Shape node reads (every dim static or named) and its
 /// start/end; empty when some dim is unknown, so nothing can be proven about it.
@@ -90,7 +89,7 @@ private:
         const std::vector<NodeId> order = g.nodeOrder();  // topological: the kept Shape comes before every reader
         for (NodeId id : order) {
             const Node& n = g.node(id);
-            if (n.opType != "Shape" || !isDefault(n) || n.outputs.size() != 1) continue;
+            if (n.opType != "Shape" || !match::inDefaultDomain(n) || n.outputs.size() != 1) continue;
             const std::string sig = shapeSignature(g, n);
             if (sig.empty()) continue;
             auto [it, fresh] = first.emplace(sig, id);
@@ -123,7 +122,7 @@ private:
         for (NodeId id : order) {
             if (!g.hasNode(id)) continue;
             const Node& n = g.node(id);
-            if (!isDefault(n)) {
+            if (!match::inDefaultDomain(n)) {
                 rememberShapes(g, a, id, firstWithShape);
                 continue;
             }
@@ -217,7 +216,7 @@ private:
             const bool sizeSlot = (rn.opType == "Resize" && rn.inputs.size() > 3 && rn.inputs[3] == out) ||
                                   ((rn.opType == "Reshape" || rn.opType == "Expand") && rn.inputs.size() > 1 && rn.inputs[1] == out) ||
                                   (rn.opType == "ConstantOfShape" && rn.inputs[0] == out);
-            if (!sizeSlot || !isDefault(rn)) return kNone;
+            if (!sizeSlot || !match::inDefaultDomain(rn)) return kNone;
         }
         auto it = firstWithShape.find(key);
         if (it == firstWithShape.end()) return kNone;
@@ -402,7 +401,7 @@ private:
         for (NodeId id : order) {
             if (!g.hasNode(id)) continue;
             const Node& n = g.node(id);
-            if (!isDefault(n) || !isChainOp(n.opType) || n.outputs.size() != 1 || n.outputs[0] == kNone) continue;
+            if (!match::inDefaultDomain(n) || !isChainOp(n.opType) || n.outputs.size() != 1 || n.outputs[0] == kNone) continue;
             const ValueId out = n.outputs[0];
             if (g.value(out).isGraphOutput || (captures && rw.isCapturedBySubgraph(out))) continue;
             const ShapeTrace trace = traceShapeVector(g, out);

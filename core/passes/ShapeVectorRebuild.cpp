@@ -17,7 +17,6 @@ using shape::DimExpr;
 
 namespace {
 
-bool isDefault(const Node& n) { return n.domain.empty() || n.domain == "ai.onnx"; }
 
 std::string describe(const std::vector<DimExpr>& v) {
     std::string s = "[";
@@ -126,7 +125,7 @@ private:
 
     bool computesShapeArithmetic(NodeId id) const {
         const Node& n = g_.node(id);
-        if (!isDefault(n) || n.hasSubgraphs() || n.outputs.empty()) return false;
+        if (!match::inDefaultDomain(n) || n.hasSubgraphs() || n.outputs.empty()) return false;
         for (ValueId o : n.outputs)
             if (o == kNone || !(knownElements(g_, a_, o) || knownCondition(o))) return false;
         return true;
@@ -184,7 +183,7 @@ private:
     void foldConstantReshapeTargets() {
         for (NodeId id : order_) {
             const Node& n = g_.node(id);
-            if (n.opType != "Reshape" || !isDefault(n) || n.inputs.size() < 2 || n.inputs[1] == kNone) continue;
+            if (n.opType != "Reshape" || !match::inDefaultDomain(n) || n.inputs.size() < 2 || n.inputs[1] == kNone) continue;
             const ValueId target = n.inputs[1];
             auto e = knownElements(g_, a_, target);
             if (!e || match::constantOf(g_, target)) continue;
@@ -221,7 +220,7 @@ private:
                 for (NodeId r : v.consumers) {
                     const Node& rn = g_.node(r);
                     if (std::find(shared.readers.begin(), shared.readers.end(), r) != shared.readers.end()) continue;
-                    if (rn.opType == "Reshape" && isDefault(rn) && rn.inputs.size() > 1 && rn.inputs[1] == o && rn.inputs[0] != o) {
+                    if (rn.opType == "Reshape" && match::inDefaultDomain(rn) && rn.inputs.size() > 1 && rn.inputs[1] == o && rn.inputs[0] != o) {
                         mine.push_back({o, {r}, reshapeRequest(r, e, position_.at(r))});
                     } else {
                         shared.readers.push_back(r);

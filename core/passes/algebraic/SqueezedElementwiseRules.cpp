@@ -15,7 +15,6 @@ using namespace passlens::ir;
 
 namespace {
 
-bool isDefault(const Node& n) { return n.domain.empty() || n.domain == "ai.onnx"; }
 
 bool isElementwiseUnary(const std::string& op) {
     static const std::set<std::string> kOps{"Relu", "Neg", "Abs", "Exp", "Log", "Sigmoid", "Tanh", "Sqrt", "Floor",
@@ -47,12 +46,12 @@ std::optional<std::set<int64_t>> normalizedAxes(const std::vector<int64_t>& axes
 bool elementwiseThroughSqueeze(Rewriter& rw, NodeId id, Revisit& revisit) {
     const Graph& g = rw.graph();
     const Node& n = g.node(id);
-    if (n.opType != "Unsqueeze" || !isDefault(n) || n.outputs.size() != 1) return false;
+    if (n.opType != "Unsqueeze" || !match::inDefaultDomain(n) || n.outputs.size() != 1) return false;
     const ValueId mid = n.inputs[0];
     const NodeId fId = g.value(mid).producer;
     if (fId == kNone || !match::hasSingleReader(g, mid) || g.value(mid).isGraphOutput) return false;
     const Node& f = g.node(fId);
-    if (!isDefault(f) || f.outputs.size() != 1) return false;
+    if (!match::inDefaultDomain(f) || f.outputs.size() != 1) return false;
     const bool unary = isElementwiseUnary(f.opType) && f.inputs.size() == 1;
     const bool binary = isElementwiseBinary(f.opType) && f.inputs.size() == 2;
     if (!unary && !binary) return false;
@@ -60,7 +59,7 @@ bool elementwiseThroughSqueeze(Rewriter& rw, NodeId id, Revisit& revisit) {
     size_t slot = f.inputs.size();
     for (size_t i = 0; i < f.inputs.size() && slot == f.inputs.size(); ++i) {
         const NodeId p = f.inputs[i] == kNone ? kNone : g.value(f.inputs[i]).producer;
-        if (p != kNone && g.node(p).opType == "Squeeze" && isDefault(g.node(p))) slot = i;
+        if (p != kNone && g.node(p).opType == "Squeeze" && match::inDefaultDomain(g.node(p))) slot = i;
     }
     if (slot == f.inputs.size()) return false;
     const ValueId squeezed = f.inputs[slot];

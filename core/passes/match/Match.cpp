@@ -8,13 +8,15 @@ namespace passlens::passes::match {
 
 using namespace passlens::ir;
 
+bool inDefaultDomain(const Node& n) { return canonicalDomain(n.domain).empty(); }
+
 TensorPtr constantOf(const Graph& g, ValueId v) {
     if (v == kNone || !g.hasValue(v)) return nullptr;
     const Value& val = g.value(v);
     if (val.initializer) return val.isGraphInput ? nullptr : val.initializer;
     if (val.producer == kNone) return nullptr;
     const Node& p = g.node(val.producer);
-    if (p.opType != "Constant" || !canonicalDomain(p.domain).empty()) return nullptr;
+    if (p.opType != "Constant" || !inDefaultDomain(p)) return nullptr;
     if (const Attribute* a = p.attr("value"); a && a->t) return a->t;
     return nullptr;
 }

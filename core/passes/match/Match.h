@@ -12,6 +12,8 @@ namespace passlens::passes::match {
 /// The constant tensor behind `v`: an initializer that is not also a graph input (those can be
 /// overridden at run time), or the `value` of a default-domain Constant node. nullptr otherwise.
 ir::TensorPtr constantOf(const ir::Graph& g, ir::ValueId v);
+/// The node is in the default ONNX domain ("" or "ai.onnx").
+bool inDefaultDomain(const ir::Node& n);
 /// Rank of `v` from its initializer, its type or its Constant producer; -1 when unknown.
 int64_t rankOf(const ir::Graph& g, ir::ValueId v);
 
