@@ -251,6 +251,16 @@ constexpr AxisAttr kAxisAttrs[] = {
 
 bool isReduce(const std::string& op) { return op.rfind("Reduce", 0) == 0; }
 
+/// The axes of a Reduce / Squeeze / Unsqueeze: the attribute (older opsets) or a constant int64
+/// input 1 (Unsqueeze and Squeeze from opset 13, Reduce ops from 18); nullopt when not constant.
+std::optional<std::vector<int64_t>> axesOf(const ir::Graph& g, const ir::Node& n) {
+    if (const auto* a = n.attr("axes"); a && a->kind == ir::AttrKind::Ints) return a->ints;
+    if (n.inputs.size() < 2 || n.inputs[1] == ir::kNone) return std::nullopt;
+    const ir::TensorPtr& t = g.value(n.inputs[1]).initializer;
+    if (!t || t->dtype != ir::DataType::Int64 || t->data.size() != static_cast<size_t>(t->elementCount()) * 8) return std::nullopt;
+    return std::vector<int64_t>(t->as<int64_t>(), t->as<int64_t>() + t->elementCount());
+}
+
 void checkNodeValues(const ir::Graph& g, const ir::Node& n) {
     if (!n.domain.empty() && n.domain != "ai.onnx") return;
     auto rank = rankOf(g, n, 0);
@@ -264,12 +274,18 @@ void checkNodeValues(const ir::Graph& g, const ir::Node& n) {
         else if (n.opType == "Flatten") checkAxis(n, a.attr, attr->i, -*rank, *rank, *rank);
         else checkAxis(n, a.attr, attr->i, -*rank - 1, *rank, *rank);
     }
-    const auto* axes = n.attr("axes");
-    if (!axes || axes->kind != ir::AttrKind::Ints) return;
-    if (isReduce(n.opType) || n.opType == "Squeeze")
-        for (int64_t axis : axes->ints) checkAxis(n, "axes", axis, *rank);
-    if (n.opType == "Unsqueeze")
-        for (int64_t axis : axes->ints) checkAxis(n, "axes", axis, *rank + static_cast<int64_t>(axes->ints.size()));
+    if (!isReduce(n.opType) && n.opType != "Squeeze" && n.opType != "Unsqueeze") return;
+    auto axes = axesOf(g, n);
+    if (!axes) return;
+    // Unsqueeze's axes index its output, of rank r + |axes|.
+    const int64_t axesRank = n.opType == "Unsqueeze" ? *rank + static_cast<int64_t>(axes->size()) : *rank;
+    std::vector<bool> seen(static_cast<size_t>(axesRank), false);
+    for (int64_t axis : *axes) {
+        checkAxis(n, "axes", axis, axesRank);
+        auto s = seen[static_cast<size_t>(axis < 0 ? axis + axesRank : axis)];
+        if (s) throwNode(n, "axes " + ir::intsText(*axes) + " name axis " + std::to_string(axis) + " twice");
+        s = true;
+    }
 }
 
 // The smallest input and output counts any opset of a default-domain op requires.

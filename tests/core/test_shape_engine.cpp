@@ -355,3 +355,15 @@ TEST(ShapeEngine, TorchvisionResizeArithmeticInFloat32GivesTheRealSizes) {
     EXPECT_EQ(dimsOf(m, y), want);
     EXPECT_EQ(want[2], "136");  // floor(64 * 100/47); the width's 47 * 100/47 is the float32 edge case
 }
+
+TEST(ShapeEngine, UnsqueezeWithARepeatedAxisIsRefusedNotReadPastTheShape) {
+    // Found by the memplan fuzzer: axes [0, 0] marked one axis twice, so the rule read one dim
+    // past the input's shape. A repeated axis is invalid ONNX: the output stays unknown, with why.
+    GraphBuilder b("unsqueeze_repeat");
+    ValueId x = tokens(b);
+    ValueId y = b.op("Unsqueeze", {x, b.ints("axes", {0, 0})});
+    b.output(y);
+    auto a = shape::analyzeShapes(b.graph());  // no finish(): ONNX inference would refuse it first
+    EXPECT_FALSE(a.of(y).dims);
+    EXPECT_NE(a.of(y).why.find("repeat"), std::string::npos) << a.of(y).why;
+}

@@ -165,6 +165,7 @@ void unsqueezeRule(RuleContext& c) {
     for (int64_t a : *axes) {
         auto n = normAxis(a, outRank);
         if (!n) throw std::runtime_error("Unsqueeze axis out of range");
+        if (inserted[*n]) throw std::runtime_error("Unsqueeze axes repeat an axis");
         inserted[*n] = true;
     }
     std::vector<Dim> dims;

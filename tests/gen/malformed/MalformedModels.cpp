@@ -202,6 +202,11 @@ std::vector<MalformedModel> malformedModels() {
         intAttr(m.g->mutable_node(0), "axis", 9);
         add("flatten_axis_out_of_range", "a Flatten with axis 9 on a rank-2 input", m, "flatten1");
     }
+    {
+        ModelSketch m = unary("Unsqueeze", "unsqueeze1", {"x", "axes"});
+        m.int64Initializer("axes", {0, 0});
+        add("unsqueeze_axes_repeat", "an Unsqueeze whose axes name axis 0 twice", m, "unsqueeze1");
+    }
 
     // ---- model-local functions ------------------------------------------------------------------
     {
