@@ -265,3 +265,31 @@ TEST(FuseReshape, ARankMadeKnownByAnEarlierTargetUnblocksTheNextChain) {
         << remarkText(r, RemarkKind::Applied) << remarkText(r, RemarkKind::Missed);
     EXPECT_EQ(remarkText(r, RemarkKind::Missed), "");
 }
+
+TEST(FuseReshape, NoMinusOneNextToADimThatMayBeZero) {
+    // rows: [n, 2, 4] gathered at NonZero(mask): n is data-dependent and may be 0. The target
+    // [n, m] (m from another input) would become [0, -1]; with n = 0 the element count cannot infer
+    // the -1 and the Reshape fails where the computed target [0, 8] worked.
+    GraphBuilder b("maybe_empty", 17);
+    auto mask = b.input("mask", DataType::Bool, {10});
+    auto z = b.inputSymbolic("z", DataType::Float, {Dim::symbol("m")});
+    auto idx = b.op("Squeeze", {b.op("NonZero", {mask}, {}, "nonzero"), b.ints("ax_sq", {0})}, {}, "squeeze");
+    auto rows = b.op("Gather", {b.constant("table", randomFloats({10, 2, 4}, 3)), idx}, {Attribute::makeInt("axis", 0)}, "rows");
+    auto n = b.op("Unsqueeze", {b.op("Gather", {b.op("Shape", {rows}), b.constant("i0", int64Tensor({}, {0}))}), b.ints("ax0", {0})});
+    auto m = b.op("Unsqueeze", {b.op("Gather", {b.op("Shape", {z}), b.constant("j0", int64Tensor({}, {0}))}), b.ints("ax1", {0})});
+    auto target = b.op("Concat", {n, m}, {Attribute::makeInt("axis", 0)}, "cat");
+    b.output(b.op("Reshape", {rows, target}, {}, "reshape"));
+    Model model = b.finish();
+    PassResult r = test::runPassOnce("fuse-reshape", model);
+    EXPECT_TRUE(reshapeTarget(model).empty()) << "target made constant";
+    EXPECT_NE(remarkText(r, RemarkKind::Missed).find("would need −1, which is exact only when every other dim is >= 1, and dim 0 (a copy of "
+                                                     "the data's dim) may be 0"),
+              std::string::npos)
+        << remarkText(r, RemarkKind::Missed);
+    // No row selected: the model still runs, and gives a [0, 8] result.
+    auto noRows = makeTensorOf<uint8_t>(DataType::Bool, {10}, std::vector<uint8_t>(10, 0));
+    eval::RunOptions ro;
+    ro.dims = {{"m", 8}};
+    auto out = eval::run(model, {noRows, randomFloats({8}, 5)}, ro);
+    EXPECT_EQ(out.at(0)->dims, (std::vector<int64_t>{0, 8}));
+}

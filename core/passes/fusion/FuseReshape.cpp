@@ -4,7 +4,8 @@
 //   - an entry that is dim j of the data itself (or a dim provably equal to it: same static size,
 //     same dim_param name) at position j becomes 0 ("copy dim j"; only with allowzero = 0),
 //   - an entry with a static size becomes that literal,
-//   - at most one other entry becomes −1 (inferred; exact unless another dim is 0-sized).
+//   - at most one other entry becomes −1, only when every other dim is provably >= 1 (with a
+//     0-sized dim, −1 cannot be inferred and the Reshape would fail where the model did not).
 // Expand targets built the same way get 1 where the entry equals the aligned dim of the input
 // (broadcasting keeps that dim). The chain's nodes that nothing else reads are removed here.
 #include <algorithm>
@@ -13,6 +14,7 @@
 #include "ir/IntsText.h"
 #include "ir/Tensor.h"
 #include "passes/ShapeChain.h"
+#include "shape/DimExpr.h"
 #include "passes/fusion/FusionPasses.h"
 #include "passes/fusion/PatternUtil.h"
 
@@ -56,12 +58,33 @@ std::string removeDeadChain(Rewriter& rw, std::vector<NodeId> chain, const std::
     return kept;
 }
 
+/// The model's input dims by name: sizes of tensors it is fed, so >= 1 (shape::dimFromParam).
+shape::SizeSymbols inputSizeSymbols(const Graph& top) {
+    shape::SizeSymbols names;
+    for (ValueId v : top.inputs())
+        if (const auto& s = top.value(v).type.shape)
+            for (const auto& d : s->dims)
+                if (!d.param.empty()) names.insert(d.param);
+    return names;
+}
+
+/// Whether `d` is >= 1 at every binding (a static size >= 1, or an expression over input dims
+/// proven so); an unknown dim or a data-dependent name may be 0.
+bool provablyPositive(const ir::Dim& d, const shape::SizeSymbols& sizes) {
+    if (d.value) return *d.value >= 1;
+    if (d.param.empty()) return false;
+    auto lb = shape::dimFromParam(d.param, &sizes).lowerBound();
+    return lb && *lb >= 1;
+}
+
 /// The constant Reshape target for `trace`, or a sentence saying why there is none.
-std::optional<std::vector<int64_t>> reshapeTarget(const Graph& g, const Node& reshape, const ShapeTrace& trace, std::string& why) {
+std::optional<std::vector<int64_t>> reshapeTarget(const Graph& g, const Node& reshape, const ShapeTrace& trace,
+                                                  const shape::SizeSymbols& sizes, std::string& why) {
     const ValueId data = reshape.inputs[0];
     const bool allowZero = reshape.attrInt("allowzero", 0) != 0;
     std::vector<int64_t> target;
     std::vector<std::string> inferred;
+    std::optional<size_t> introduced;  ///< the entry this rewrite turns into −1
     for (size_t j = 0; j < trace.entries.size(); ++j) {
         const ShapeEntry& e = trace.entries[j];
         if (e.literal) {
@@ -83,6 +106,7 @@ std::optional<std::vector<int64_t>> reshapeTarget(const Graph& g, const Node& re
             continue;
         }
         target.push_back(-1);
+        introduced = j;
         inferred.push_back("entry " + std::to_string(j) + " (" + describeEntry(g, e) + ")");
     }
     if (inferred.size() > 1) {
@@ -90,6 +114,20 @@ std::optional<std::vector<int64_t>> reshapeTarget(const Graph& g, const Node& re
         for (size_t i = 1; i < inferred.size(); ++i) why += ", " + inferred[i];
         why += " are neither static nor provably equal to the data's dim at the same position";
         return std::nullopt;
+    }
+    if (introduced) {
+        // −1 is inferred from the element count: with another dim 0 it cannot be, and the Reshape
+        // fails at a binding where the computed target worked (a data-dependent size of 0).
+        const auto& dataShape = g.value(data).type.shape;
+        for (size_t k = 0; k < target.size(); ++k) {
+            if (k == *introduced || target[k] >= 1) continue;
+            const bool copiesPositive = target[k] == 0 && dataShape && k < dataShape->dims.size() && provablyPositive(dataShape->dims[k], sizes);
+            if (copiesPositive) continue;
+            why = "entry " + std::to_string(*introduced) + " (" + describeEntry(g, trace.entries[*introduced]) +
+                  ") would need −1, which is exact only when every other dim is >= 1, and dim " + std::to_string(k) +
+                  (target[k] == 0 ? " (a copy of the data's dim)" : "") + " may be 0";
+            return std::nullopt;
+        }
     }
     return target;
 }
@@ -132,6 +170,7 @@ struct PendingMiss {
 /// One sweep over a graph's Reshapes and Expands; true when a target was made constant.
 bool sweep(Rewriter& rw, std::map<std::string, ValueId>& madeTargets, std::vector<PendingMiss>& misses) {
     const Graph& g = rw.graph();
+    const shape::SizeSymbols sizes = inputSizeSymbols(rw.model().graph);
     const bool captures = hasSubgraphNodes(g);  // asked once: it scans every node
     bool changed = false;
     const std::vector<NodeId> order = g.nodeOrder();
@@ -154,7 +193,7 @@ bool sweep(Rewriter& rw, std::map<std::string, ValueId>& madeTargets, std::vecto
         }
         if (trace.scalar || trace.wholeShapeOf != kNone) continue;
         std::string why;
-        auto target = reshape ? reshapeTarget(g, n, trace, why) : expandTarget(g, n, trace, why);
+        auto target = reshape ? reshapeTarget(g, n, trace, sizes, why) : expandTarget(g, n, trace, why);
         if (!target) {
             misses.push_back({reshape ? "fuse-reshape" : "fuse-expand-shape", {id}, name + "'s target not made constant: " + why, false});
             continue;
