@@ -269,12 +269,20 @@ private:
         for (NodeId n : f.body->nodeOrder())
             for (const auto& at : f.body->node(n).attributes)
                 if (!at.refAttrName.empty()) return false;  // attribute parameters: not resolved here
-        ShapeAnalysis scratch;  // the body's own fresh symbols and conflicts stay inside
+        // The body's conflicts stay inside; its fresh symbols continue the caller's numbering, so
+        // each call's data-dependent sizes are new symbols, never equal to another call's.
+        ShapeAnalysis scratch;
+        scratch.fresh = std::move(a_.fresh);
         Walker sub(*f.body, scratch, nullptr, model_, depth_ + 1, sizeSymbols_);
-        sub.run(&ins);
+        try {
+            sub.run(&ins);
+        } catch (...) {
+            a_.fresh = std::move(scratch.fresh);
+            throw;
+        }
+        a_.fresh = std::move(scratch.fresh);
         const auto& fOuts = f.body->outputs();
         for (size_t i = 0; i < outs.size() && i < fOuts.size(); ++i) outs[i] = sub.shapes_[fOuts[i]];
-        for (auto& fresh : scratch.fresh) a_.fresh.push_back(std::move(fresh));
         return true;
     }
 

@@ -367,3 +367,40 @@ TEST(ShapeEngine, UnsqueezeWithARepeatedAxisIsRefusedNotReadPastTheShape) {
     EXPECT_FALSE(a.of(y).dims);
     EXPECT_NE(a.of(y).why.find("repeat"), std::string::npos) << a.of(y).why;
 }
+
+TEST(ShapeEngine, EachCallOfAFunctionGetsItsOwnDataDependentSizes) {
+    // Picks(x) = NonZero(x), called on two inputs and next to a top-level NonZero: three
+    // unrelated counts. A body's fresh names restarting at _n1 made them one symbol, "proving"
+    // the counts equal.
+    GraphBuilder b("calls");
+    auto a = b.input("a", DataType::Float, {6});
+    auto c = b.input("c", DataType::Float, {6});
+    ValueId top = b.op("NonZero", {a}, {}, "top");
+    ValueId first = b.op("Picks", {a}, {}, "first", "local");
+    ValueId second = b.op("Picks", {c}, {}, "second", "local");
+    for (ValueId v : {top, first, second}) b.output(v);
+    Model m = b.model();
+    m.setOpset("local", 1);
+    Function f;
+    f.name = "Picks";
+    f.domain = "local";
+    f.opsetImports = {{"", 17}};
+    f.body = std::make_shared<Graph>();
+    ValueId in = f.body->addValue("x");
+    f.body->setInputs({in});
+    ValueId o = f.body->addValue("o");
+    f.body->addNode("NonZero", {in}, {o});
+    f.body->markOutput(o);
+    m.functions.push_back(f);
+    auto an = shape::analyzeShapes(m.graph, &m);
+    std::vector<std::string> counts;
+    for (ValueId v : {top, first, second}) {
+        const auto& d = an.of(v).dims;
+        ASSERT_TRUE(d && d->size() == 2 && (*d)[1]) << m.graph.value(v).name;
+        counts.push_back((*d)[1]->toString());
+    }
+    EXPECT_NE(counts[0], counts[1]);
+    EXPECT_NE(counts[0], counts[2]);
+    EXPECT_NE(counts[1], counts[2]);
+    EXPECT_EQ(an.fresh.size(), 3u);
+}
