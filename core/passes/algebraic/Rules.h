@@ -61,5 +61,8 @@ bool unsqueezedDimToShapeSlice(Rewriter& rw, ir::NodeId id, Revisit& revisit);
 /// Unsqueeze(f(Squeeze(x, A), s), A) → f(x, s) for an elementwise f and a one-element s
 /// (SqueezedElementwiseRules.cpp).
 bool elementwiseThroughSqueeze(Rewriter& rw, ir::NodeId id, Revisit& revisit);
+/// Slice(Slice(x, ...), ...) on disjoint axes → one Slice, when the ends are both constants or
+/// adjacent slices of one Shape (SliceMerge.cpp).
+bool mergeSlices(Rewriter& rw, ir::NodeId id, Revisit& revisit);
 
 }  // namespace passlens::passes::algebraic
