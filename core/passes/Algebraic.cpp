@@ -52,6 +52,8 @@ private:
         if (algebraic::unsqueezedDimToShapeSlice(rw, id, revisit)) return;
         if (algebraic::elementwiseThroughSqueeze(rw, id, revisit)) return;
         if (algebraic::mergeUnsqueezes(rw, id, revisit)) return;
+        if (algebraic::sinkUnsqueezeThroughElementwise(rw, id, revisit)) return;
+        if (algebraic::mergeSlices(rw, id, revisit)) return;
         if (algebraic::simplifyShapeOps(rw, id, revisit)) return;
         algebraic::simplifyArithmetic(rw, id, revisit);
     }

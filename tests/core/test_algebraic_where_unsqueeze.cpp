@@ -128,3 +128,62 @@ TEST(UnsqueezeMerge, AMiddleValueWithAnotherReaderStays) {
     EXPECT_EQ(run.after.at("Unsqueeze"), 2);
     EXPECT_TRUE(test::silentAbout(run.result, "unsqueeze-unsqueeze"));
 }
+
+TEST(UnsqueezeSink, SwinMaskUnsqueezedAfterTheFillIsUnsqueezedAtItsOperands) {
+    // torchvision's shifted-window mask: where((m[:, None] - m[:, :, None]) == 0, 0, -100)
+    // then unsqueezed for the heads, [nW, 16] → [1, nW, 1, 16, 16]. The outer Unsqueeze goes;
+    // the two operand Unsqueezes take its axes (one node less).
+    GraphBuilder b("swin_mask");
+    ValueId labels = b.input("labels", DataType::Float, {4, 16});
+    ValueId rows = b.op("Unsqueeze", {labels, b.ints("a1", {1})});
+    ValueId cols = b.op("Unsqueeze", {labels, b.ints("a2", {2})});
+    ValueId same = b.op("Equal", {b.op("Sub", {rows, cols}), b.scalar("zero", 0.f)});
+    ValueId mask = b.op("Where", {same, b.scalar("keep", 0.f), b.scalar("minus100", -100.f)});
+    ValueId wide = b.op("Unsqueeze", {mask, b.ints("heads", {0, 2})});
+    ValueId scores = b.input("scores", DataType::Float, {2, 4, 3, 16, 16});
+    b.output(b.op("Add", {scores, wide}));
+    Model m = b.finish();
+    auto run = test::runChecked(m);
+    EXPECT_EQ(run.before.at("Unsqueeze"), 3);
+    EXPECT_EQ(run.after.at("Unsqueeze"), 2);
+    EXPECT_EQ(run.after.at("Where"), 1);
+    EXPECT_TRUE(test::hasRemark(run.result, passes::RemarkKind::Applied, "unsqueeze-through-elementwise", "each operand takes it"));
+    EXPECT_EQ(m.graph.value(outputNode(m).inputs[1]).type.shape->rank(), 5u) << "the Where makes the 5-D mask itself";
+}
+
+TEST(UnsqueezeSink, AnOperandThatWouldNeedItsOwnUnsqueezeStays) {
+    // Sub(x, Unsqueeze(y)): x is an input, so x would need a new Unsqueeze; a Sub read twice,
+    // and an Unsqueeze of lower rank ([16, 1], broadcast from the right) are refused too.
+    for (int variant = 0; variant < 3; ++variant) {
+        SCOPED_TRACE(variant);
+        GraphBuilder b("refused");
+        ValueId x = b.input("x", DataType::Float, {4, 16, 1});
+        ValueId y = b.input("y", DataType::Float, {4, 16});
+        ValueId left = variant == 0 ? x : b.op("Unsqueeze", {y, b.ints("a0", {2})});
+        ValueId right = variant == 2 ? b.op("Unsqueeze", {b.input("w", DataType::Float, {16}), b.ints("a3", {1})}) : b.op("Unsqueeze", {y, b.ints("a1", {1})});
+        ValueId diff = b.op("Sub", {left, right});
+        b.output(b.op("Unsqueeze", {diff, b.ints("a2", {0})}));
+        if (variant == 1) b.output(b.op("Relu", {diff}));
+        Model m = b.finish();
+        auto run = test::runChecked(m);
+        EXPECT_TRUE(test::silentAbout(run.result, "unsqueeze-through-elementwise"));
+        EXPECT_EQ(run.after.at("Unsqueeze"), run.before.at("Unsqueeze"));
+    }
+}
+
+TEST(WhereRules, TheDroppedBranchIsErasedSoItsInputsHaveOneReaderAgain) {
+    // After where-nested-condition, Not(m) and the inner Where read nothing live: they go in the
+    // same run, and the mask chain's Unsqueeze then sinks to the Sub's operands.
+    GraphBuilder b("masked_fill_then_unsqueeze");
+    ValueId labels = b.input("labels", DataType::Float, {4, 16});
+    ValueId diff = b.op("Sub", {b.op("Unsqueeze", {labels, b.ints("a1", {1})}), b.op("Unsqueeze", {labels, b.ints("a2", {2})})});
+    ValueId inner = b.op("Where", {b.op("Not", {b.op("Equal", {diff, b.scalar("z1", 0.f)})}), b.scalar("minus100", -100.f), diff});
+    ValueId outer = b.op("Where", {b.op("Equal", {diff, b.scalar("z2", 0.f)}), b.scalar("zero", 0.f), inner});
+    b.output(b.op("Unsqueeze", {outer, b.ints("a3", {0})}));
+    Model m = b.finish();
+    auto run = test::runChecked(m);
+    EXPECT_EQ(run.after.count("Not"), 0u);
+    EXPECT_EQ(run.after.at("Where"), 1);
+    EXPECT_EQ(run.after.at("Equal"), 1);
+    EXPECT_EQ(run.after.at("Unsqueeze"), 2);
+}

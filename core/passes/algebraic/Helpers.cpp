@@ -122,4 +122,26 @@ void cancelPair(Rewriter& rw, NodeId outer, NodeId inner, ValueId x, const std::
     rw.applied({}, outerName + ": " + why);
 }
 
+void eraseDeadChain(Rewriter& rw, ValueId v, const std::string& why) {
+    std::vector<ValueId> work{v};
+    for (int budget = 32; !work.empty() && budget > 0; --budget) {
+        const ValueId cur = work.back();
+        work.pop_back();
+        const Graph& g = rw.graph();
+        if (cur == kNone || !g.value(cur).consumers.empty() || g.value(cur).isGraphOutput || rw.isCapturedBySubgraph(cur))
+            continue;
+        const NodeId p = g.value(cur).producer;
+        if (p == kNone || !g.hasNode(p) || g.node(p).hasSubgraphs()) continue;
+        const Node& n = g.node(p);
+        bool unread = true;
+        for (ValueId o : n.outputs)
+            if (o != kNone && (!g.value(o).consumers.empty() || g.value(o).isGraphOutput || rw.isCapturedBySubgraph(o)))
+                unread = false;
+        if (!unread) continue;
+        const std::vector<ValueId> inputs = n.inputs;
+        rw.eraseNode(p, why);
+        for (ValueId in : inputs) work.push_back(in);
+    }
+}
+
 }  // namespace passlens::passes::algebraic

@@ -36,6 +36,11 @@ void bypass(Rewriter& rw, ir::NodeId id, size_t in, const std::string& rule, con
 void cancelPair(Rewriter& rw, ir::NodeId outer, ir::NodeId inner, ir::ValueId x, const std::string& rule,
                 const std::string& why);
 
+/// When nothing reads `v` any more (no node, no graph output, no subgraph), erases the nodes that
+/// computed only it, down the chain: a rule that drops an input leaves no dead branch whose reads
+/// would keep another rule's "single reader" from holding in the same run.
+void eraseDeadChain(Rewriter& rw, ir::ValueId v, const std::string& why);
+
 // ---- rule families ------------------------------------------------------------------------------
 /// Neutral elements, Identity, Dropout, Cast, Relu∘Relu, Neg∘Neg, Concat-of-one, Div→Mul,
 /// Transpose rules (NeutralRules.cpp). True when the node was handled.
@@ -61,5 +66,11 @@ bool unsqueezedDimToShapeSlice(Rewriter& rw, ir::NodeId id, Revisit& revisit);
 /// Unsqueeze(f(Squeeze(x, A), s), A) → f(x, s) for an elementwise f and a one-element s
 /// (SqueezedElementwiseRules.cpp).
 bool elementwiseThroughSqueeze(Rewriter& rw, ir::NodeId id, Revisit& revisit);
+/// Unsqueeze(f(...), A) → f with each operand unsqueezed, for an elementwise chain whose leaves are
+/// single-reader Unsqueezes or one-element constants (UnsqueezeSink.cpp).
+bool sinkUnsqueezeThroughElementwise(Rewriter& rw, ir::NodeId id, Revisit& revisit);
+/// Slice(Slice(x, ...), ...) on disjoint axes → one Slice, when the ends are both constants or
+/// adjacent slices of one Shape (SliceMerge.cpp).
+bool mergeSlices(Rewriter& rw, ir::NodeId id, Revisit& revisit);
 
 }  // namespace passlens::passes::algebraic

@@ -135,8 +135,10 @@ bool mergeNestedWheres(Rewriter& rw, NodeId id, Revisit& revisit) {
         return false;
     }
     rw.setRule("where-nested-condition");
+    const ValueId innerOut = outer.inputs[2];
     for (size_t slot = 0; slot < 3; ++slot)
         if (outer.inputs[slot] != inputs[slot]) rw.setInput(id, slot, inputs[slot], why);
+    eraseDeadChain(rw, innerOut, why);  // the inner Where and its negated condition, when read nowhere else
     rw.applied({id}, why);
     revisit.push_back(id);
     return true;
