@@ -52,6 +52,8 @@ private:
         if (algebraic::unsqueezedDimToShapeSlice(rw, id, revisit)) return;
         if (algebraic::elementwiseThroughSqueeze(rw, id, revisit)) return;
         if (algebraic::mergeUnsqueezes(rw, id, revisit)) return;
+        if (algebraic::mergeViews(rw, id, revisit)) return;
+        if (algebraic::concatOfScaledSplit(rw, id, revisit)) return;
         if (algebraic::simplifyShapeOps(rw, id, revisit)) return;
         algebraic::simplifyArithmetic(rw, id, revisit);
     }
