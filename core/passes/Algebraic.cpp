@@ -54,6 +54,7 @@ private:
         if (algebraic::mergeUnsqueezes(rw, id, revisit)) return;
         if (algebraic::mergeViews(rw, id, revisit)) return;
         if (algebraic::concatOfScaledSplit(rw, id, revisit)) return;
+        if (algebraic::gatherOfFill(rw, id, revisit)) return;
         if (algebraic::simplifyShapeOps(rw, id, revisit)) return;
         algebraic::simplifyArithmetic(rw, id, revisit);
     }
