@@ -107,6 +107,15 @@ std::optional<std::vector<int64_t>> viewOfTarget(const Graph& g, const Node& vie
     return out;
 }
 
+/// Nothing reads the node's results (a node an earlier pass left for DCE): it does not keep the
+/// middle value alive.
+bool unread(const Graph& g, const Node& n) {
+    for (ValueId o : n.outputs)
+        if (o != kNone && (!g.value(o).consumers.empty() || g.value(o).isGraphOutput || !match::subgraphReaders(g, o).empty()))
+            return false;
+    return true;
+}
+
 bool hasZero(const std::vector<int64_t>& t) { return std::find(t.begin(), t.end(), 0) != t.end(); }
 
 /// What `reader` (a reader of `inner`'s result) and `inner` compute together, as one Reshape
@@ -142,19 +151,21 @@ bool mergeViews(Rewriter& rw, NodeId id, Revisit& revisit) {
         return false;
     auto t = pairTarget(g, n, inner);
     if (!t) return false;
-    // Every reader of the middle value must merge too, else it stays alive and nothing is saved.
-    // Readers that merge the same way become equal Reshapes, which CSE makes one.
+    // Every reader of the middle value must merge too (or be unread), else it stays alive and
+    // nothing is saved. Readers that merge the same way become equal Reshapes, which CSE makes one.
     const Value& m = g.value(mid);
     if (m.isGraphOutput || !match::subgraphReaders(g, mid).empty()) return false;
     for (NodeId r : m.consumers)
-        if (r != id && !pairTarget(g, g.node(r), inner)) return false;
+        if (r != id && !pairTarget(g, g.node(r), inner) && !unread(g, g.node(r))) return false;
     const bool absorbs = n.opType == "Reshape";
     rw.setRule(absorbs ? "reshape-absorbs-view" : "view-into-reshape");
     const std::string name = n.displayName(), innerName = inner.displayName();
     const std::string why = absorbs ? innerName + " (" + inner.opType + ") then " + name + ": one Reshape to " + intsText(*t)
                                     : innerName + " then " + name + " (" + n.opType + "): one Reshape to " + intsText(*t);
     const ValueId x = inner.inputs[0], out = n.outputs[0];
-    const bool lastReader = m.consumers.size() == 1;
+    size_t liveReaders = 0;
+    for (NodeId r : m.consumers) liveReaders += unread(g, g.node(r)) ? 0 : 1;
+    const bool lastReader = liveReaders <= 1 && m.consumers.size() == 1;
     const ValueId shape = rw.newInitializer(name + "_target", makeTensorOf<int64_t>(DataType::Int64, {(int64_t)t->size()}, *t));
     std::vector<NodeId> group{id};
     if (lastReader) group.insert(group.begin(), innerId);
