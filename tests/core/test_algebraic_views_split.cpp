@@ -289,3 +289,70 @@ TEST(GatherOfFill, RefusedWhenNothingIsSaved) {
         EXPECT_EQ(test::opCounts(m.graph)["Gather"], 2);
     }
 }
+
+namespace {
+
+/// x → Reshape(x, split) → Transpose(perm) → Reshape(target), every shape static.
+Model splitPermuteMerge(std::vector<int64_t> xDims, std::vector<int64_t> split, std::vector<int64_t> perm, std::vector<int64_t> target) {
+    GraphBuilder b("split_permute_merge");
+    ValueId x = b.input("x", DataType::Float, std::move(xDims));
+    ValueId v = b.op("Reshape", {x, b.ints("split", std::move(split))});
+    ValueId t = b.op("Transpose", {v}, {Attribute::makeInts("perm", std::move(perm))});
+    b.output(b.op("Relu", {b.op("Reshape", {t, b.ints("target", std::move(target))})}));
+    return b.finish();
+}
+
+std::vector<int64_t> onlyTransposePerm(const Model& m) {
+    for (NodeId id : m.graph.nodeOrder())
+        if (m.graph.node(id).opType == "Transpose") return m.graph.node(id).attrInts("perm");
+    return {};
+}
+
+}  // namespace
+
+TEST(ViewTransposeReshape, AnchorDeltasOfAHeadTransposeTheInputInstead) {
+    // view(1, 6, 1, H, W) (an Unsqueeze) → permute(0, 3, 4, 1, 2) → reshape(1, -1) on symbolic
+    // H, W: Transpose(x, [0, 2, 3, 1]) → Reshape.
+    GraphBuilder b("objectness");
+    ValueId x = b.inputSymbolic("x", DataType::Float, {Dim::of(1), Dim::of(6), Dim::symbol("h"), Dim::symbol("w")});
+    ValueId v = b.op("Unsqueeze", {x, b.ints("axes", {2})});
+    ValueId t = b.op("Transpose", {v}, {Attribute::makeInts("perm", {0, 3, 4, 1, 2})});
+    b.output(b.op("Relu", {b.op("Reshape", {t, b.ints("target", {1, -1})})}));
+    Model m = b.finish();
+    auto r = test::runCheckedAtBindings(m, {"algebraic", "dce"}, {{{"h", 1}, {"w", 1}}, {{"h", 3}, {"w", 5}}});
+    EXPECT_TRUE(applied(r, "view-transpose-reshape"));
+    auto c = test::opCounts(m.graph);
+    EXPECT_EQ(c.count("Unsqueeze"), 0u);
+    EXPECT_EQ(c["Transpose"], 1);
+    EXPECT_EQ(onlyTransposePerm(m), (std::vector<int64_t>{0, 2, 3, 1}));
+}
+
+TEST(ViewTransposeReshape, SplitGroupsMoveTogether) {
+    // [2, 24, 3] → [2, 6, 4, 3] → perm [0, 3, 1, 2] → [-1, 4]: Transpose(x, [0, 2, 1]).
+    Model m = splitPermuteMerge({2, 24, 3}, {2, 6, 4, 3}, {0, 3, 1, 2}, {-1, 4});
+    auto run = test::runChecked(m);
+    EXPECT_TRUE(test::hasRemark(run.result, passes::RemarkKind::Applied, "view-transpose-reshape", "Transpose moves"));
+    EXPECT_EQ(run.after["Reshape"], 1);
+    EXPECT_EQ(onlyTransposePerm(m), (std::vector<int64_t>{0, 2, 1}));
+}
+
+TEST(ViewTransposeReshape, APermutationThatOnlyMovesOnesNeedsNoTranspose) {
+    // [1, 12, 5] → [1, 3, 4, 5] → perm [1, 0, 2, 3] = [3, 1, 4, 5]: same element order.
+    Model m = splitPermuteMerge({1, 12, 5}, {1, 3, 4, 5}, {1, 0, 2, 3}, {-1, 20});
+    auto run = test::runChecked(m);
+    EXPECT_EQ(run.after.count("Transpose"), 0u);
+    EXPECT_EQ(onlyReshapeTarget(m), (std::vector<int64_t>{-1, 20}));
+}
+
+TEST(ViewTransposeReshape, RefusedWhenAGroupIsReorderedOrCut) {
+    for (const auto& perm : {std::vector<int64_t>{0, 2, 1}, std::vector<int64_t>{1, 0, 2}}) {
+        Model m = splitPermuteMerge({2, 12}, {2, 3, 4}, perm, {-1});
+        auto run = test::runChecked(m);
+        EXPECT_TRUE(test::silentAbout(run.result, "view-transpose-reshape")) << perm[0];
+        EXPECT_EQ(run.after["Transpose"], 1);
+    }
+    // A 0 in the last target copies a dim of the transposed value, which would change.
+    Model m = splitPermuteMerge({2, 24, 3}, {2, 6, 4, 3}, {0, 3, 1, 2}, {0, -1, 4});
+    auto run = test::runChecked(m);
+    EXPECT_TRUE(test::silentAbout(run.result, "view-transpose-reshape"));
+}

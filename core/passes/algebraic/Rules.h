@@ -64,6 +64,9 @@ bool concatOfScaledSplit(Rewriter& rw, ir::NodeId id, Revisit& revisit);
 /// Gather(data, idx) of a 1-D data selected from a uniform fill c → ConstantOfShape(Shape(idx), c)
 /// when more nodes die than the two it adds (FillRules.cpp).
 bool gatherOfFill(Rewriter& rw, ir::NodeId id, Revisit& revisit);
+/// Reshape(Transpose(V(x)), t) with V a Reshape/Unsqueeze that only splits x's dims, groups kept
+/// together by the Transpose → Reshape(Transpose(x, perm'), t) or Reshape(x, t) (TransposeViewRules.cpp).
+bool viewTransposeReshape(Rewriter& rw, ir::NodeId id, Revisit& revisit);
 /// Unsqueeze(Gather(Shape(x), i), [0]) and Gather(Shape(x), [i]) → Shape(x, start=i, end=i+1) from opset 15
 /// (ShapeSliceRules.cpp).
 bool unsqueezedDimToShapeSlice(Rewriter& rw, ir::NodeId id, Revisit& revisit);
