@@ -60,6 +60,18 @@ bool mergeNestedWheres(Rewriter& rw, ir::NodeId id, Revisit& revisit);
 /// Unsqueeze(Unsqueeze(x, A1), A2) → one Unsqueeze when the middle value has no other reader
 /// (UnsqueezeMerge.cpp).
 bool mergeUnsqueezes(Rewriter& rw, ir::NodeId id, Revisit& revisit);
+/// Two views in a row, one a Reshape with a constant target (Reshape∘Unsqueeze/Squeeze/Flatten and
+/// the reverse), become one Reshape (ViewMergeRules.cpp).
+bool mergeViews(Rewriter& rw, ir::NodeId id, Revisit& revisit);
+/// Concat(Mul(Split(x)_i, r_i)) on the Split's axis, parts one slice thick, r_i one element →
+/// Mul(x, Concat(r_i)); Concat(Split(x)) in order → x (ScaledSplitRules.cpp).
+bool concatOfScaledSplit(Rewriter& rw, ir::NodeId id, Revisit& revisit);
+/// Gather(data, idx) of a 1-D data selected from a uniform fill c → ConstantOfShape(Shape(idx), c)
+/// when more nodes die than the two it adds (FillRules.cpp).
+bool gatherOfFill(Rewriter& rw, ir::NodeId id, Revisit& revisit);
+/// Reshape(Transpose(V(x)), t) with V a Reshape/Unsqueeze that only splits x's dims, groups kept
+/// together by the Transpose → Reshape(Transpose(x, perm'), t) or Reshape(x, t) (TransposeViewRules.cpp).
+bool viewTransposeReshape(Rewriter& rw, ir::NodeId id, Revisit& revisit);
 /// Unsqueeze(Gather(Shape(x), i), [0]) and Gather(Shape(x), [i]) → Shape(x, start=i, end=i+1) from opset 15
 /// (ShapeSliceRules.cpp).
 bool unsqueezedDimToShapeSlice(Rewriter& rw, ir::NodeId id, Revisit& revisit);
