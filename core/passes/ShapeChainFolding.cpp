@@ -68,6 +68,7 @@ protected:
             if (auto a = foldSymbolicShapes(rw)) {
                 // Values the sweep above made are unknown to `a`; the others compute the same.
                 const bool captures = hasSubgraphNodes(rw.graph());
+                rewriteFloatSizes(rw, *a, captures);
                 gatherPermutedVectors(rw, *a, captures);
                 rewriteScatterBoxFills(rw, *a, captures);
                 // The rebuild costs whole vectors: it reads a fresh analysis when the rules above

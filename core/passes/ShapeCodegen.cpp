@@ -18,6 +18,31 @@ std::string keyOf(const std::vector<DimExpr>& e, const char* kind) {
     return k;
 }
 
+/// `x` with each term c*floor(A/k) that Div cannot build (A not provably >= 0; k a constant
+/// dividing c) written as (c/k)*(A - Mod(A, k)): floor(A/k) = (A - Mod(A, k))/k exactly for
+/// every integer A, and Mod takes k's sign as floor does. A float size rounded up to a multiple
+/// of 32 arrives as -n - 32*floor(-n/32), which is Mod(-n, 32).
+DimExpr withFloorsAsMods(const DimExpr& x) {
+    const auto terms = shape::monomialsOf(x);
+    bool changed = false;
+    DimExpr out = DimExpr::constant(0);
+    for (const auto& t : terms) {
+        std::optional<shape::AtomParts> atom;
+        if (t.factors.size() == 1) atom = shape::atomOf(t.factors[0]);
+        const auto k = atom && atom->kind == shape::AtomKind::FloorDiv ? atom->b.constantValue() : std::nullopt;
+        const auto lowest = k ? atom->a.lowerBound() : std::nullopt;
+        if (k && *k != 0 && t.coef % *k == 0 && !(lowest && *lowest >= 0)) {
+            out = out + DimExpr::constant(t.coef / *k) * (atom->a - mod(atom->a, DimExpr::constant(*k)));
+            changed = true;
+            continue;
+        }
+        DimExpr term = DimExpr::constant(t.coef);
+        for (const DimExpr& f : t.factors) term = term * f;
+        out = out + term;
+    }
+    return changed ? out : x;
+}
+
 /// The form an element is built by; a vector of one form costs one node per operation.
 enum class Form { Constant, Leaf, Atom, Linear, Sum, Unbuildable };
 
@@ -39,12 +64,18 @@ public:
         before_ = r.before;
         prefer_ = r.prefer;
         if (r.elements.empty()) return std::nullopt;
-        if (!r.scalar) return vec(r.elements);
-        if (r.elements.size() != 1) return std::nullopt;
-        const DimExpr x = r.elements[0];
+        std::vector<DimExpr> elements;
+        try {
+            for (const DimExpr& e : r.elements) elements.push_back(withFloorsAsMods(e));
+        } catch (const shape::ExprError&) {
+            return std::nullopt;
+        }
+        if (!r.scalar) return vec(elements);
+        if (elements.size() != 1) return std::nullopt;
+        const DimExpr x = elements[0];
         if (auto c = x.constantValue()) return constant({*c}, true);
         // An element of a vector already made: one Gather with a scalar index.
-        if (const Made* m = lookup(keyOf(r.elements, "e")); m && m->lastSource < before_)
+        if (const Made* m = lookup(keyOf(elements, "e")); m && m->lastSource < before_)
             return node("Gather", {*m, constant({m->index}, true)}, {Attribute::makeInt("axis", 0)}, 1, true);
         // A dim: one Gather from the source's whole shape, which other scalars of it share.
         if (const ShapeCodegen::Leaf* leaf = findLeaf(x)) {
@@ -342,7 +373,13 @@ private:
         const std::string key = "s" + std::to_string(leaf.value) + ":" + std::to_string(start) + ":" + std::to_string(end);
         if (const Made* m = lookup(key)) return *m;
         Made made;
-        if (leaf.dim == 0 && n == rank) {
+        if (leaf.elements && leaf.dim == 0 && n == rank) {
+            made = sourceOf(leaf);  // the vector itself
+        } else if (leaf.elements) {
+            std::vector<int64_t> indices;
+            for (int64_t k = start; k < end; ++k) indices.push_back(k);
+            made = node("Gather", {sourceOf(leaf), constant(indices, false)}, {Attribute::makeInt("axis", 0)}, n);
+        } else if (leaf.dim == 0 && n == rank) {
             made = node("Shape", {sourceOf(leaf)}, {}, n);
         } else if (cg_.opset_ >= 15) {
             // Both bounds, as dim-as-shape-slice writes them: equal slices stay equal for CSE.
@@ -539,6 +576,14 @@ void ShapeCodegen::addSource(ValueId v, int64_t position, const std::vector<shap
     sourceDims_[v] = dims;
     for (size_t k = 0; k < dims.size(); ++k)
         if (dims[k] && !dims[k]->isConstant()) leaves_[dims[k]->id()].push_back({position, v, k});
+}
+
+void ShapeCodegen::addElementSource(ValueId v, int64_t position, const std::vector<DimExpr>& elements) {
+    if (sourceDims_.count(v)) return;
+    std::vector<shape::Dim> dims(elements.begin(), elements.end());
+    sourceDims_[v] = dims;
+    for (size_t k = 0; k < elements.size(); ++k)
+        if (!elements[k].isConstant()) leaves_[elements[k].id()].push_back({position, v, k, true});
 }
 
 std::optional<size_t> ShapeCodegen::cost(const std::vector<Request>& requests) const {

@@ -30,6 +30,10 @@ public:
     /// (the topological index of v's producer; -1 for a graph input). Call in topological order:
     /// of several values with the same dim, the earliest is read.
     void addSource(ir::ValueId v, int64_t position, const std::vector<shape::Dim>& dims);
+    /// Makes the elements of an int64 vector `v` available the same way: the whole vector is read
+    /// as it is (no node), a part or one element with a Gather. For vectors no program can build
+    /// (sizes cast from float32), which a rebuilt vector would otherwise compute again.
+    void addElementSource(ir::ValueId v, int64_t position, const std::vector<shape::DimExpr>& elements);
 
     struct Request {
         std::vector<shape::DimExpr> elements;
@@ -60,10 +64,11 @@ private:
         int64_t position;
         ir::ValueId value;
         size_t dim;
+        bool elements = false;  ///< an element of `value` itself, not a dim of its shape
     };
     int64_t opset_;
     std::unordered_map<uint64_t, std::vector<Leaf>> leaves_;  ///< by expression id, earliest first
-    std::map<ir::ValueId, std::vector<shape::Dim>> sourceDims_;
+    std::map<ir::ValueId, std::vector<shape::Dim>> sourceDims_;  ///< dims, or elements of element sources
     Memo made_;  ///< vectors emitted so far, by their elements
     /// Decisions between two programs, taken once by dry runs (they nest, and cost() and emit()
     /// must decide alike): one Reduce or elementwise; runs in place or one Gather.

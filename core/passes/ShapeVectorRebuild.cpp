@@ -117,6 +117,18 @@ private:
         if (v == kNone || v >= a_.values.size() || g_.value(v).initializer) return;
         const shape::ValueShape& s = a_.of(v);
         if (s.dims && !s.values) codegen_.addSource(v, position, *s.dims);
+        else if (castFromFloat(v))
+            if (auto e = knownElements(g_, a_, v); e && s.dims->size() == 1) codegen_.addElementSource(v, position, *e);
+    }
+
+    /// An int64 vector cast from float32 sizes (a resized image's [height, width]): its symbols
+    /// are born there, so no program rebuilds it, and a rebuilt vector reads it as it is.
+    bool castFromFloat(ValueId v) const {
+        const NodeId p = g_.value(v).producer;
+        if (p == kNone || !g_.hasNode(p)) return false;
+        const Node& n = g_.node(p);
+        return n.opType == "Cast" && match::inDefaultDomain(n) && !n.inputs.empty() && n.inputs[0] != kNone &&
+               g_.value(n.inputs[0]).type.elemType == DataType::Float;
     }
 
     /// A node whose every output is a small int64 vector the engine knows (or a bool one, a
@@ -126,6 +138,8 @@ private:
     bool computesShapeArithmetic(NodeId id) const {
         const Node& n = g_.node(id);
         if (!match::inDefaultDomain(n) || n.hasSubgraphs() || n.outputs.empty()) return false;
+        // A size cast from float32 is where its symbols are born: read by programs, never rebuilt.
+        if (castFromFloat(n.outputs[0])) return false;
         for (ValueId o : n.outputs)
             if (o == kNone || !(knownElements(g_, a_, o) || knownCondition(o))) return false;
         return true;

@@ -44,6 +44,15 @@
 //    its elements' expressions (Shape slices of existing values, one node per operation over
 //    whole vectors), all at once when that removes more nodes than it adds (the arithmetic they
 //    shared dies together), else one vector at a time where that pays.
+// Float32 size arithmetic (FloatSizeRewrites.cpp), on what the engine proves of integer sizes:
+//  - min-of-ordered-sizes: Min (or Max) of f(a) and f(b), one chain f of steps monotone on
+//    [+0, +inf] (Cast to float, Mul/Div by a positive constant, k / x, Reciprocal, Floor) over
+//    integer sizes with a <= b proven at every binding, is f(a) or f(b) (which one depends on
+//    whether f inverts): torchvision's min(64 / min(h, w), 64 / max(h, w)) is 64 / max(h, w)
+//    when min_size = max_size. Rounding is monotone, so ties and near-ties decide alike.
+//  - cast-round-trip: Cast to float of an integer that is a whole float (the output of a
+//    Floor/Ceil/Round, never -0.0) cast to an integer and proven within +-2^24 is that float
+//    value: the resized size read back from the Resize's shape is the Floor that made it.
 #include "passes/Rewriter.h"
 #include "shape/ShapeEngine.h"
 
@@ -60,6 +69,8 @@ void rewriteBoxGridLabels(Rewriter& rw, bool captures);
 /// constant with equal elements, seen through Reshape/Expand/Unsqueeze/...): a one-element
 /// tensor, else nullptr.
 ir::TensorPtr uniformFill(const ir::Graph& g, ir::ValueId v);
+
+void rewriteFloatSizes(Rewriter& rw, const shape::ShapeAnalysis& a, bool captures);
 
 void rebuildShapeVectors(Rewriter& rw, const shape::ShapeAnalysis& a, bool captures);
 

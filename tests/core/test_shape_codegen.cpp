@@ -125,3 +125,22 @@ TEST(ShapeCodegen, MixedFormsMinMaxProductsAndScalars) {
                   {{h}, true},
                   {{w * w - h}}});
 }
+
+TEST(ShapeCodegen, FloorOfANegativeNumeratorTimesItsDivisorIsBuiltAsMod) {
+    const DimExpr h = sym("h"), w = sym("w");
+    // A float size rounded up to a multiple of 32 minus the size: -h - 32*floor(-h/32) = Mod(-h, 32).
+    const DimExpr padH = -h - k(32) * floorDiv(-h, k(32)), padW = -w - k(32) * floorDiv(-w, k(32));
+    ASSERT_FALSE(shape::atomOf(padH).has_value()) << padH.toString();  // not already a Mod atom
+    EXPECT_EQ(emitAndCheck({{{k(0), k(0), k(0), k(0), padH, padW}}}), 4u);  // Shape(x, 1, 3), Neg, Mod, Concat
+    // The padded size 32*ceil(h/32) = h + Mod(-h, 32); with a negative divisor too.
+    EXPECT_GT(emitAndCheck({{{k(-32) * floorDiv(-h, k(32)), k(6) * floorDiv(k(1) - w, k(-3))}}}), 0u);
+    // A coefficient that is not a multiple of the divisor has no exact Mod form: refused.
+    GraphBuilder b("refuse");
+    const ValueId x = b.inputSymbolic("x", DataType::Float, {Dim::symbol("h")});
+    b.output(b.op("Relu", {x}));
+    Model m = b.finish();
+    passes::ShapeCodegen cg(17);
+    cg.addSource(x, -1, {h});
+    EXPECT_FALSE(cg.cost({{{k(-16) * floorDiv(-h, k(32))}, false, INT64_MAX, {}}}).has_value());
+    EXPECT_TRUE(cg.cost({{{k(-32) * floorDiv(-h, k(32))}, false, INT64_MAX, {}}}).has_value());
+}
