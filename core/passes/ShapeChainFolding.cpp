@@ -77,6 +77,7 @@ protected:
                 rebuildShapeVectors(rw, *a, captures);
             }
             rewriteBoxGridLabels(rw, hasSubgraphNodes(rw.graph()));
+            splitOuterSumWindows(rw);  // the labels box-grid-labels wrote, cut into windows
             rw.setRule({});
         });
     }

@@ -34,6 +34,11 @@
 // result would not have the coordinates' broadcast shape (the shape engine's DimExprs), when a
 // label would not vary, and when the chain's exclusive nodes are not more than the labels add.
 //
+// outer-sum-windows (OuterSumWindows.cpp): Transpose(Reshape(row + col, [P/k1, k1, Q/k2, k2]),
+// [0, 2, 1, 3]) with row [P, 1] and col [Q] (the labels box-grid-labels writes, cut into windows)
+// is Reshape(row, [-1, 1, k1, 1]) + Reshape(col, [1, -1, 1, k2]) when the engine proves k1 | P
+// and the target's first dim P/k1 (same for Q): the computed target and the Transpose go.
+//
 // Shape vectors rebuilt from their expressions (ShapeVectorRebuild.cpp, with ShapeCodegen):
 //  - reshape-target-from-symbols: a Reshape whose computed target is known gets a constant one
 //    when it can: entries that copy the input's dim at the same position become 0 (allowzero = 0),
@@ -73,5 +78,7 @@ ir::TensorPtr uniformFill(const ir::Graph& g, ir::ValueId v);
 void rewriteFloatSizes(Rewriter& rw, const shape::ShapeAnalysis& a, bool captures);
 
 void rebuildShapeVectors(Rewriter& rw, const shape::ShapeAnalysis& a, bool captures);
+/// Analyzes the graph itself, and only when some Transpose of a Reshape of an Add qualifies.
+void splitOuterSumWindows(Rewriter& rw);
 
 }  // namespace passlens::passes

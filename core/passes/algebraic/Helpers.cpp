@@ -1,5 +1,6 @@
 // Shared preconditions and rewrites of the algebraic rules.
 #include <algorithm>
+#include <set>
 
 #include "passes/algebraic/Rules.h"
 
@@ -120,6 +121,47 @@ void cancelPair(Rewriter& rw, NodeId outer, NodeId inner, ValueId x, const std::
         rw.eraseNode(inner, why);
     rw.bypassNode(outer, 0, 0, why);
     rw.applied({}, outerName + ": " + why);
+}
+
+bool isElementwiseOp(const Node& n) {
+    static const std::set<std::string> kUnary{"Relu", "Neg", "Abs", "Exp", "Log", "Sigmoid", "Tanh", "Sqrt", "Floor",
+                                              "Ceil", "Reciprocal", "Erf", "Sign", "Round", "Not", "Cast"};
+    static const std::set<std::string> kBinary{"Add", "Sub", "Mul", "Div", "Max", "Min", "And", "Or", "Xor",
+                                               "Equal", "Less", "Greater", "LessOrEqual", "GreaterOrEqual"};
+    if (!(n.domain.empty() || n.domain == "ai.onnx") || n.outputs.size() != 1 || n.outputs[0] == kNone) return false;
+    for (ValueId v : n.inputs)
+        if (v == kNone) return false;
+    return (kUnary.count(n.opType) && n.inputs.size() == 1) || (kBinary.count(n.opType) && n.inputs.size() == 2) ||
+           (n.opType == "Where" && n.inputs.size() == 3);
+}
+
+namespace {
+
+/// True when some output of `n` reaches a graph output or a subgraph through its readers;
+/// conservative (live) past `depth` readers. `dead` memoizes nodes found dead.
+bool reachesAnOutput(const Rewriter& rw, NodeId n, int depth, std::set<NodeId>& dead) {
+    if (dead.count(n)) return false;
+    if (depth > 24) return true;
+    const Graph& g = rw.graph();
+    for (ValueId o : g.node(n).outputs) {
+        if (o == kNone) continue;
+        if (g.value(o).isGraphOutput || rw.isCapturedBySubgraph(o)) return true;
+        for (NodeId c : g.value(o).consumers)
+            if (reachesAnOutput(rw, c, depth + 1, dead)) return true;
+    }
+    dead.insert(n);
+    return false;
+}
+
+}  // namespace
+
+bool readOutsideByLiveNodes(const Rewriter& rw, ValueId v, const std::set<NodeId>& inside) {
+    const Graph& g = rw.graph();
+    if (g.value(v).isGraphOutput || rw.isCapturedBySubgraph(v)) return true;
+    std::set<NodeId> dead;
+    for (NodeId c : g.value(v).consumers)
+        if (!inside.count(c) && reachesAnOutput(rw, c, 0, dead)) return true;
+    return false;
 }
 
 void eraseDeadChain(Rewriter& rw, ValueId v, const std::string& why) {

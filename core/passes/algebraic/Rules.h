@@ -5,6 +5,7 @@
 // result again in the same run (the pass stays idempotent).
 #include <cstdint>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -36,6 +37,12 @@ void bypass(Rewriter& rw, ir::NodeId id, size_t in, const std::string& rule, con
 void cancelPair(Rewriter& rw, ir::NodeId outer, ir::NodeId inner, ir::ValueId x, const std::string& rule,
                 const std::string& why);
 
+/// One output computed element by element from inputs broadcast together (unary math, binary
+/// arithmetic and comparisons, Where), every input present.
+bool isElementwiseOp(const ir::Node& n);
+/// True when a node outside `inside` whose result is used (reaches a graph output or a subgraph)
+/// reads `v`, or `v` is itself an output: dead readers an earlier pass left for dce do not count.
+bool readOutsideByLiveNodes(const Rewriter& rw, ir::ValueId v, const std::set<ir::NodeId>& inside);
 /// When nothing reads `v` any more (no node, no graph output, no subgraph), erases the nodes that
 /// computed only it, down the chain: a rule that drops an input leaves no dead branch whose reads
 /// would keep another rule's "single reader" from holding in the same run.
@@ -81,6 +88,9 @@ bool elementwiseThroughSqueeze(Rewriter& rw, ir::NodeId id, Revisit& revisit);
 /// Unsqueeze(f(...), A) → f with each operand unsqueezed, for an elementwise chain whose leaves are
 /// single-reader Unsqueezes or one-element constants (UnsqueezeSink.cpp).
 bool sinkUnsqueezeThroughElementwise(Rewriter& rw, ir::NodeId id, Revisit& revisit);
+/// Reshape(f(Unsqueeze(x), scalars...), T) → f(Reshape(x, T), scalars...) for an elementwise
+/// chain that nothing else reads, T constant without 0 entries (ReshapeSink.cpp).
+bool sinkReshapeToUnsqueeze(Rewriter& rw, ir::NodeId id, Revisit& revisit);
 /// Slice(Slice(x, ...), ...) on disjoint axes → one Slice, when the ends are both constants or
 /// adjacent slices of one Shape (SliceMerge.cpp).
 bool mergeSlices(Rewriter& rw, ir::NodeId id, Revisit& revisit);

@@ -17,18 +17,6 @@ using namespace passlens::ir;
 
 namespace {
 
-bool isElementwise(const Node& n) {
-    static const std::set<std::string> kUnary{"Relu", "Neg", "Abs", "Exp", "Log", "Sigmoid", "Tanh", "Sqrt", "Floor",
-                                              "Ceil", "Reciprocal", "Erf", "Sign", "Round", "Not", "Cast"};
-    static const std::set<std::string> kBinary{"Add", "Sub", "Mul", "Div", "Max", "Min", "And", "Or", "Xor",
-                                               "Equal", "Less", "Greater", "LessOrEqual", "GreaterOrEqual"};
-    if (!match::inDefaultDomain(n) || n.outputs.size() != 1) return false;
-    for (ValueId v : n.inputs)
-        if (v == kNone) return false;
-    return (kUnary.count(n.opType) && n.inputs.size() == 1) || (kBinary.count(n.opType) && n.inputs.size() == 2) ||
-           (n.opType == "Where" && n.inputs.size() == 3);
-}
-
 bool oneElementConstant(const Graph& g, ValueId v, int64_t rank) {
     TensorPtr t = match::constantOf(g, v);
     return t && t->elementCount() == 1 && (int64_t)t->dims.size() <= rank;
@@ -46,7 +34,7 @@ Operand classify(const Graph& g, ValueId v, int64_t rank) {
     if (n.opType == "Unsqueeze" && match::inDefaultDomain(n) && !n.inputs.empty() && n.inputs[0] != kNone &&
         intsFromAttrOrInput(g, n, "axes", 1))
         return Operand::Unsqueezed;
-    return isElementwise(n) ? Operand::Descend : Operand::Refused;
+    return isElementwiseOp(n) ? Operand::Descend : Operand::Refused;
 }
 
 /// True when every operand below `node` takes the Unsqueeze without a new node.
@@ -133,7 +121,7 @@ bool sinkUnsqueezeThroughElementwise(Rewriter& rw, NodeId id, Revisit& revisit) 
         return false;
     const ValueId mid = outer.inputs[0];
     const NodeId fId = mid == kNone ? kNone : g.value(mid).producer;
-    if (fId == kNone || !match::hasSingleReader(g, mid) || !isElementwise(g.node(fId))) return false;
+    if (fId == kNone || !match::hasSingleReader(g, mid) || !isElementwiseOp(g.node(fId))) return false;
     auto axesList = intsFromAttrOrInput(g, outer, "axes", 1);
     const int64_t rank = match::rankOf(g, mid);
     if (!axesList || rank < 0) return false;
