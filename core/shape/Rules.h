@@ -11,9 +11,12 @@ namespace passlens::shape {
 
 class RuleContext {
 public:
+    /// `reserved`: symbol names already in the graph's types, which fresh symbols must not take;
+    /// `reuse`: this node's own fresh names from an earlier analysis (in its outputs' types), taken
+    /// first, in order, so the types stay as they were.
     RuleContext(const ir::Node& node, std::vector<const ValueShape*> inputs, std::vector<ValueShape>& outputs,
-                std::vector<FreshSymbol>& fresh)
-        : node(node), inputs_(std::move(inputs)), outputs_(outputs), fresh_(fresh) {}
+                std::vector<FreshSymbol>& fresh, const SizeSymbols* reserved = nullptr, std::vector<std::string> reuse = {})
+        : node(node), inputs_(std::move(inputs)), outputs_(outputs), fresh_(fresh), reserved_(reserved), reuse_(std::move(reuse)) {}
 
     const ir::Node& node;
     size_t inputCount() const { return inputs_.size(); }
@@ -30,6 +33,9 @@ private:
     std::vector<const ValueShape*> inputs_;
     std::vector<ValueShape>& outputs_;
     std::vector<FreshSymbol>& fresh_;
+    const SizeSymbols* reserved_;
+    std::vector<std::string> reuse_;
+    size_t reused_ = 0;
 };
 
 using Rule = std::function<void(RuleContext&)>;

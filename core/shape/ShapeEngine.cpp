@@ -1,5 +1,8 @@
 #include "shape/ShapeEngine.h"
 
+#include <algorithm>
+#include <set>
+
 #include <cstring>
 #include <exception>
 
@@ -29,7 +32,22 @@ std::optional<std::vector<int64_t>> ValueShape::staticDims() const {
 }
 
 DimExpr RuleContext::fresh(const std::string& reason, std::optional<int64_t> atMost) {
-    std::string name = node.opType + "_n" + std::to_string(fresh_.size() + 1);
+    // A name already in the graph's types (written back by an earlier analysis, before a pass
+    // removed a node and the numbering moved) may mean another size: never take it.
+    auto used = [&](const std::string& name) {
+        return (reserved_ && reserved_->count(name)) ||
+               std::any_of(fresh_.begin(), fresh_.end(), [&](const FreshSymbol& f) { return f.name == name; });
+    };
+    auto issued = [&](const std::string& name) {
+        return std::any_of(fresh_.begin(), fresh_.end(), [&](const FreshSymbol& f) { return f.name == name; });
+    };
+    std::string name;
+    while (name.empty() && reused_ < reuse_.size()) {
+        const std::string& own = reuse_[reused_++];
+        if (!issued(own)) name = own;
+    }
+    if (name.empty())
+        for (size_t k = fresh_.size() + 1; name.empty() || used(name); ++k) name = node.opType + "_n" + std::to_string(k);
     fresh_.push_back({name, node.displayName(), reason});
     return DimExpr::symbol(name, 0, atMost);  // a data-dependent size may be 0: no rule may assume more
 }
@@ -183,6 +201,44 @@ private:
         }
     }
 
+    /// The fresh names an earlier analysis gave this node (`<op>_n<k>` symbols in its outputs'
+    /// types), in order: a re-analysis after a pass reuses them, so unchanged values keep their types.
+    std::vector<std::string> ownFreshNames(const Node& n) const {
+        std::vector<std::string> names;
+        const std::string prefix = n.opType + "_n";
+        for (ValueId v : n.outputs) {
+            if (v == kNone || !g_.value(v).type.shape) continue;
+            for (const auto& d : g_.value(v).type.shape->dims) {
+                if (d.param.find(prefix) == std::string::npos) continue;
+                std::set<std::string> symbols;
+                dimFromParam(d.param).collectSymbols(symbols);
+                for (const auto& s : symbols)
+                    if (s.size() > prefix.size() && s.compare(0, prefix.size(), prefix) == 0 &&
+                        s.find_first_not_of("0123456789", prefix.size()) == std::string::npos &&
+                        std::find(names.begin(), names.end(), s) == names.end())
+                        names.push_back(s);
+            }
+        }
+        return names;
+    }
+
+    /// Whether every output dim whose type names one of the node's own fresh symbols now has
+    /// exactly that dim from the rule (same expression text).
+    bool reusedWhereTheyWere(const Node& n, const std::vector<ValueShape>& outs) const {
+        const std::string prefix = n.opType + "_n";
+        for (size_t i = 0; i < n.outputs.size() && i < outs.size(); ++i) {
+            const ValueId v = n.outputs[i];
+            if (v == kNone || !g_.value(v).type.shape) continue;
+            const auto& dims = g_.value(v).type.shape->dims;
+            for (size_t d = 0; d < dims.size(); ++d) {
+                if (dims[d].param.find(prefix) == std::string::npos) continue;
+                if (!outs[i].dims || d >= outs[i].dims->size() || !(*outs[i].dims)[d]) return false;
+                if ((*outs[i].dims)[d]->toString() != dimFromParam(dims[d].param).toString()) return false;
+            }
+        }
+        return true;
+    }
+
     void visit(const Node& n) {
         std::vector<const ValueShape*> ins;
         for (ValueId v : n.inputs) ins.push_back(v == kNone ? nullptr : &shapes_[v]);
@@ -194,9 +250,22 @@ private:
                 else if (const Function* f = model_ ? model_->findFunction(n.domain, n.opType) : nullptr)
                     handled = visitCall(*f, ins, outs);
                 else if (auto it = rules().find(n.opType); it != rules().end()) {
-                    RuleContext ctx(n, ins, outs, a_.fresh);
-                    it->second(ctx);
-                    refineFloatSizes(ctx);
+                    const size_t freshBefore = a_.fresh.size();
+                    std::vector<std::string> own = ownFreshNames(n);
+                    {
+                        RuleContext ctx(n, ins, outs, a_.fresh, &a_.reservedNames, own);
+                        it->second(ctx);
+                        refineFloatSizes(ctx);
+                    }
+                    if (!own.empty() && !reusedWhereTheyWere(n, outs)) {
+                        // The rule made its sizes in another order than the types list them:
+                        // new names rather than a name that meant another size.
+                        a_.fresh.resize(freshBefore);
+                        outs.assign(n.outputs.size(), ValueShape{});
+                        RuleContext ctx(n, ins, outs, a_.fresh, &a_.reservedNames);
+                        it->second(ctx);
+                        refineFloatSizes(ctx);
+                    }
                     handled = true;
                 }
             } catch (const std::exception& e) {
@@ -273,6 +342,7 @@ private:
         // each call's data-dependent sizes are new symbols, never equal to another call's.
         ShapeAnalysis scratch;
         scratch.fresh = std::move(a_.fresh);
+        scratch.reservedNames = a_.reservedNames;
         Walker sub(*f.body, scratch, nullptr, model_, depth_ + 1, sizeSymbols_);
         try {
             sub.run(&ins);
@@ -299,6 +369,16 @@ private:
 
 ShapeAnalysis analyzeShapes(const Graph& g, const Model* model) {
     ShapeAnalysis a;
+    std::set<std::string> params;  // distinct texts first: most values repeat "batch", "seq"
+    g.forEachGraph([&params](const Graph& sub) {
+        for (ValueId v : sub.valueIds())
+            if (const auto& shape = sub.value(v).type.shape)
+                for (const auto& d : shape->dims)
+                    if (!d.param.empty()) params.insert(d.param);
+    });
+    std::set<std::string> names;
+    for (const auto& p : params) dimFromParam(p).collectSymbols(names);
+    a.reservedNames.insert(names.begin(), names.end());
     Walker w(g, a, nullptr, model);
     w.run();
     a.values = std::move(w.shapes_);

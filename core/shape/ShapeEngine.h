@@ -63,6 +63,7 @@ struct ShapeAnalysis {
     std::vector<FreshSymbol> fresh;
     std::vector<std::string> conflicts;        ///< static dims on which libonnx and the engine disagree
     std::vector<std::string> inputSymbols;     ///< symbols named by the graph inputs' dim_params
+    SizeSymbols reservedNames;                 ///< dim_params already in the graph's types: fresh names avoid them
 
     const ValueShape& of(ir::ValueId v) const { return values.at(v); }
 };

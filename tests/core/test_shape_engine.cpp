@@ -404,3 +404,27 @@ TEST(ShapeEngine, EachCallOfAFunctionGetsItsOwnDataDependentSizes) {
     EXPECT_NE(counts[1], counts[2]);
     EXPECT_EQ(an.fresh.size(), 3u);
 }
+
+TEST(ShapeEngine, FreshNamesNeverTakeANameTheTypesAlreadyUse) {
+    // Types written by an earlier analysis keep their names after a pass removed a node and the
+    // numbering moved: a value the engine cannot compute (here a custom op's output) still says
+    // NonZero_n1. A new NonZero must not become NonZero_n1 too (two unrelated counts "equal"),
+    // and a NonZero whose output already names its own size keeps that name (types stay stable).
+    GraphBuilder b("stale_names");
+    auto x = b.input("x", DataType::Float, {6});
+    auto y = b.input("y", DataType::Float, {6});
+    ValueId first = b.op("NonZero", {x}, {}, "first");
+    ValueId second = b.op("NonZero", {y}, {}, "second");
+    ValueId stale = b.op("Foo", {x}, {}, "foo", "custom");
+    for (ValueId v : {first, second, stale}) b.output(v);
+    Graph& g = b.graph();
+    g.value(second).type = TypeInfo::tensor(DataType::Int64, Shape{{Dim::of(1), Dim::symbol("NonZero_n7")}});
+    g.value(stale).type = TypeInfo::tensor(DataType::Float, Shape{{Dim::symbol("NonZero_n1")}});
+    auto a = shape::analyzeShapes(g);
+    ASSERT_TRUE(a.of(first).dims && (*a.of(first).dims)[1]);
+    ASSERT_TRUE(a.of(second).dims && (*a.of(second).dims)[1]);
+    EXPECT_NE((*a.of(first).dims)[1]->toString(), "NonZero_n1");
+    EXPECT_NE((*a.of(first).dims)[1]->toString(), "NonZero_n7");
+    EXPECT_EQ((*a.of(second).dims)[1]->toString(), "NonZero_n7");
+    EXPECT_EQ(a.fresh.size(), 2u);
+}
