@@ -56,6 +56,26 @@ std::optional<std::vector<int64_t>> constantInts(const Graph& g, ValueId v) {
     return out;
 }
 
+std::optional<std::vector<int64_t>> normalizedAxes(const std::vector<int64_t>& axes, int64_t rank) {
+    std::vector<int64_t> out;
+    std::set<int64_t> seen;
+    for (int64_t a : axes) {
+        if (a < 0) {
+            if (rank < 0) return std::nullopt;
+            a += rank;
+        }
+        if (a < 0 || (rank >= 0 && a >= rank) || !seen.insert(a).second) return std::nullopt;
+        out.push_back(a);
+    }
+    return out;
+}
+
+std::optional<std::set<int64_t>> normalizedAxisSet(const std::vector<int64_t>& axes, int64_t rank) {
+    auto v = normalizedAxes(axes, rank);
+    if (!v) return std::nullopt;
+    return std::set<int64_t>(v->begin(), v->end());
+}
+
 std::optional<std::vector<int64_t>> intsFromAttrOrInput(const Graph& g, const Node& n, const char* attr, size_t slot,
                                                         bool* present) {
     if (const Attribute* a = n.attr(attr)) {

@@ -27,6 +27,11 @@ std::optional<std::vector<int64_t>> constantInts(const ir::Graph& g, ir::ValueId
 /// nullopt when neither is present or the input is not constant; `present` says which.
 std::optional<std::vector<int64_t>> intsFromAttrOrInput(const ir::Graph& g, const ir::Node& n, const char* attr,
                                                         size_t slot, bool* present = nullptr);
+/// Axes made non-negative against `rank` (-1: unknown), in their order; nullopt when one is
+/// negative and the rank unknown, out of range, or repeated.
+std::optional<std::vector<int64_t>> normalizedAxes(const std::vector<int64_t>& axes, int64_t rank);
+/// normalizedAxes as a set (Unsqueeze/Squeeze positions, where the order does not matter).
+std::optional<std::set<int64_t>> normalizedAxisSet(const std::vector<int64_t>& axes, int64_t rank);
 /// Numpy broadcast of two static shapes; nullopt when incompatible.
 std::optional<std::vector<int64_t>> broadcastDims(const std::vector<int64_t>& a, const std::vector<int64_t>& b);
 bool isIntegerType(ir::DataType t);

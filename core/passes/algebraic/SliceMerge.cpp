@@ -53,22 +53,6 @@ std::optional<SliceParts> sliceParts(const Graph& g, const Node& n) {
     return p;
 }
 
-/// Axes made non-negative against `rank` (-1: unknown, then only non-negative axes pass);
-/// nullopt when out of range or repeated.
-std::optional<std::vector<int64_t>> normalizedAxes(const std::vector<int64_t>& axes, int64_t rank) {
-    std::vector<int64_t> out;
-    std::set<int64_t> seen;
-    for (int64_t a : axes) {
-        if (a < 0) {
-            if (rank < 0) return std::nullopt;
-            a += rank;
-        }
-        if (a < 0 || (rank >= 0 && a >= rank) || !seen.insert(a).second) return std::nullopt;
-        out.push_back(a);
-    }
-    return out;
-}
-
 /// `Shape(y, start, end)` behind `v`, with start/end resolved against y's rank.
 struct ShapeRange {
     ValueId of = kNone;

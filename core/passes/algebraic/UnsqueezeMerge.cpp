@@ -13,24 +13,6 @@ namespace passlens::passes::algebraic {
 
 using namespace passlens::ir;
 
-namespace {
-
-/// Axes made non-negative against `rank` (-1: unknown); nullopt when one is negative and the
-/// rank unknown, out of range, or repeated.
-std::optional<std::set<int64_t>> normalized(const std::vector<int64_t>& axes, int64_t rank) {
-    std::set<int64_t> out;
-    for (int64_t a : axes) {
-        if (a < 0) {
-            if (rank < 0) return std::nullopt;
-            a += rank;
-        }
-        if (a < 0 || (rank >= 0 && a >= rank) || !out.insert(a).second) return std::nullopt;
-    }
-    return out;
-}
-
-}  // namespace
-
 bool mergeUnsqueezes(Rewriter& rw, NodeId id, Revisit& revisit) {
     const Graph& g = rw.graph();
     const Node& outer = g.node(id);
@@ -47,7 +29,7 @@ bool mergeUnsqueezes(Rewriter& rw, NodeId id, Revisit& revisit) {
     const auto rank = g.value(x).rank();
     const int64_t midRank = rank ? (int64_t)(*rank + innerAxes->size()) : -1;
     const int64_t outRank = rank ? (int64_t)(*rank + innerAxes->size() + outerAxes->size()) : -1;
-    auto first = normalized(*innerAxes, midRank), second = normalized(*outerAxes, outRank);
+    auto first = normalizedAxisSet(*innerAxes, midRank), second = normalizedAxisSet(*outerAxes, outRank);
     if (!first || !second) return false;
     // The result's positions that are not new in the second call hold the middle value's dims in
     // order: the k-th of them is middle dim k.

@@ -125,10 +125,8 @@ bool sinkUnsqueezeThroughElementwise(Rewriter& rw, NodeId id, Revisit& revisit) 
     auto axesList = intsFromAttrOrInput(g, outer, "axes", 1);
     const int64_t rank = match::rankOf(g, mid);
     if (!axesList || rank < 0) return false;
-    std::set<int64_t> inserted;
-    const int64_t outRank = rank + (int64_t)axesList->size();
-    for (int64_t a : *axesList)
-        if (a < -outRank || a >= outRank || !inserted.insert(a < 0 ? a + outRank : a).second) return false;
+    auto inserted = normalizedAxisSet(*axesList, rank + (int64_t)axesList->size());
+    if (!inserted) return false;
     const Node f = g.node(fId);
     if (!sinkable(g, f, rank, 0)) return false;
     rw.setRule("unsqueeze-through-elementwise");
@@ -138,7 +136,7 @@ bool sinkUnsqueezeThroughElementwise(Rewriter& rw, NodeId id, Revisit& revisit) 
     std::vector<Attribute> axesAttr;
     if (const Attribute* a = outer.attr("axes")) axesAttr.push_back(*a);
     const ValueId axes = axesAttr.empty() ? outer.inputs[1] : kNone;
-    Sinker sinker(rw, axes, axesAttr, rank, inserted, why, revisit);
+    Sinker sinker(rw, axes, axesAttr, rank, *inserted, why, revisit);
     std::vector<ValueId> in = sinker.operands(f);
     const ValueId out = outer.outputs[0];
     const NodeId root = rw.replaceNodes({fId, id}, f.opType, in, {out}, f.attributes, why, f.displayName());

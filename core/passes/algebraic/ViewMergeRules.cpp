@@ -48,16 +48,6 @@ std::optional<std::vector<int64_t>> resolvedTarget(const Graph& g, const Node& r
     return t;
 }
 
-/// Non-negative, in-range, distinct axes against `rank`.
-std::optional<std::set<int64_t>> axesIn(const std::vector<int64_t>& axes, int64_t rank) {
-    std::set<int64_t> out;
-    for (int64_t a : axes) {
-        if (a < 0) a += rank;
-        if (a < 0 || a >= rank || !out.insert(a).second) return std::nullopt;
-    }
-    return out;
-}
-
 /// Product of target entries, or -1 when one is -1; nullopt on overflow or a negative entry.
 std::optional<int64_t> sideProduct(const std::vector<int64_t>& t, size_t from, size_t to) {
     int64_t p = 1;
@@ -90,13 +80,13 @@ std::optional<std::vector<int64_t>> viewOfTarget(const Graph& g, const Node& vie
     if (!present || !axes) return std::nullopt;  // Squeeze without axes drops whatever dims are 1
     if (view.opType == "Unsqueeze") {
         const int64_t outRank = rank + (int64_t)axes->size();
-        auto at = axesIn(*axes, outRank);
+        auto at = normalizedAxisSet(*axes, outRank);
         if (!at) return std::nullopt;
         std::vector<int64_t> out;
         for (int64_t pos = 0, k = 0; pos < outRank; ++pos) out.push_back(at->count(pos) ? 1 : t[(size_t)k++]);
         return out;
     }
-    auto at = axesIn(*axes, rank);
+    auto at = normalizedAxisSet(*axes, rank);
     if (!at) return std::nullopt;
     std::vector<int64_t> out;
     for (int64_t i = 0; i < rank; ++i) {
