@@ -341,16 +341,19 @@ private:
         // The body's conflicts stay inside; its fresh symbols continue the caller's numbering, so
         // each call's data-dependent sizes are new symbols, never equal to another call's.
         ShapeAnalysis scratch;
-        scratch.fresh = std::move(a_.fresh);
-        scratch.reservedNames = a_.reservedNames;
+        auto lend = [&] {  // the caller's fresh names and reserved names, moved in and back
+            std::swap(scratch.fresh, a_.fresh);
+            std::swap(scratch.reservedNames, a_.reservedNames);
+        };
+        lend();
         Walker sub(*f.body, scratch, nullptr, model_, depth_ + 1, sizeSymbols_);
         try {
             sub.run(&ins);
         } catch (...) {
-            a_.fresh = std::move(scratch.fresh);
+            lend();
             throw;
         }
-        a_.fresh = std::move(scratch.fresh);
+        lend();
         const auto& fOuts = f.body->outputs();
         for (size_t i = 0; i < outs.size() && i < fOuts.size(); ++i) outs[i] = sub.shapes_[fOuts[i]];
         return true;
