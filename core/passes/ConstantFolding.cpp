@@ -12,6 +12,7 @@
 #include "ir/Tensor.h"
 #include "ir/Error.h"
 #include "passes/BasicPasses.h"
+#include "passes/IfInlining.h"
 #include "passes/PassRegistry.h"
 #include "ir/CheckedMath.h"
 
@@ -52,63 +53,78 @@ protected:
     void runImpl(PassContext& ctx) const override {
         const int64_t limit = ctx.options().foldSizeLimitBytes;
         ctx.forEachGraph([&](Rewriter& rw) {
-            const Graph& g = rw.graph();
-            std::vector<NodeId> order = g.nodeOrder();
-            for (NodeId id : order) {
-                if (!g.hasNode(id)) continue;
-                const Node& n = g.node(id);
-                if (!n.domain.empty() && n.domain != "ai.onnx") continue;
-                if (n.outputs.size() != 1 || n.outputs[0] == kNone) { foldWithInterpreter(ctx, rw, id, limit); continue; }
-                ValueId out = n.outputs[0];
-                TensorPtr folded;
-                std::string why;
-                if (n.opType == "Constant") {
-                    rw.setRule("constant-to-initializer");
-                    folded = constantValue(n);
-                    if (!folded) { rw.missed({id}, "not folded: Constant in a form not handled (sparse or attribute reference)"); continue; }
-                    why = n.displayName() + " is a Constant: its value becomes an initializer";
-                } else if ((n.opType == "Shape" || n.opType == "Size") && !n.inputs.empty() && n.inputs[0] != kNone) {
-                    rw.setRule(n.opType == "Shape" ? "fold-shape" : "fold-size");
-                    auto dims = g.value(n.inputs[0]).staticDims();
-                    if (!dims) {
-                        rw.missed({id}, "not folded: the shape of '" + g.value(n.inputs[0]).name + "' is not static", {n.inputs[0]});
-                        continue;
-                    }
-                    if (n.opType == "Shape") {
-                        int64_t rank = (int64_t)dims->size();
-                        int64_t start = n.attrInt("start", 0), end = n.attrInt("end", rank);
-                        if (start < 0) start += rank;
-                        if (end < 0) end += rank;
-                        start = std::clamp<int64_t>(start, 0, rank);
-                        end = std::clamp<int64_t>(end, start, rank);
-                        std::vector<int64_t> sl(dims->begin() + start, dims->begin() + end);
-                        folded = makeTensorOf<int64_t>(DataType::Int64, {(int64_t)sl.size()}, sl);
-                    } else {
-                        int64_t count = checkedElementCount(*dims, "the input of " + n.displayName());
-                        folded = makeTensorOf<int64_t>(DataType::Int64, {}, {count});
-                    }
-                    why = n.displayName() + " reads only the static shape of '" + g.value(n.inputs[0]).name + "'";
-                } else {
-                    foldWithInterpreter(ctx, rw, id, limit);
-                    continue;
-                }
-                if ((int64_t)folded->byteSize() > limit) {
-                    rw.missed({id}, "not folded: output would be " + std::to_string(folded->byteSize()) +
-                                        " bytes, above the fold limit of " + std::to_string(limit) + " bytes");
-                    continue;
-                }
-                if (g.value(out).isGraphOutput) {
-                    rw.missed({id}, "not folded: '" + g.value(out).name + "' is a graph output");
-                    continue;
-                }
-                rw.applied({id}, why);
-                rw.foldToConstant(out, folded, why);
+            // An If whose condition is constant, on arrival or once this sweep folded it, gives
+            // way to its branch, whose nodes (an If among them included) the next sweep sees;
+            // each round removes one level of nesting, so the loop ends.
+            inlineIfsWithKnownCondition(rw);
+            for (NodeId firstNew = 0;;) {
+                foldSweep(ctx, rw, firstNew, limit);
+                firstNew = rw.graph().nodeIdLimit();  // the next sweep sees only inlined nodes
+                if (inlineIfsWithKnownCondition(rw) == 0) break;
             }
-            rw.setRule({});
         });
     }
 
 private:
+    /// Folds, in list order, every node with id `firstNew` or later that it can.
+    static void foldSweep(PassContext& ctx, Rewriter& rw, NodeId firstNew, int64_t limit) {
+        const Graph& g = rw.graph();
+        std::vector<NodeId> order;
+        for (NodeId id : g.nodeOrder())
+            if (id >= firstNew) order.push_back(id);
+        for (NodeId id : order) {
+            if (!g.hasNode(id)) continue;
+            const Node& n = g.node(id);
+            if (!n.domain.empty() && n.domain != "ai.onnx") continue;
+            if (n.outputs.size() != 1 || n.outputs[0] == kNone) { foldWithInterpreter(ctx, rw, id, limit); continue; }
+            ValueId out = n.outputs[0];
+            TensorPtr folded;
+            std::string why;
+            if (n.opType == "Constant") {
+                rw.setRule("constant-to-initializer");
+                folded = constantValue(n);
+                if (!folded) { rw.missed({id}, "not folded: Constant in a form not handled (sparse or attribute reference)"); continue; }
+                why = n.displayName() + " is a Constant: its value becomes an initializer";
+            } else if ((n.opType == "Shape" || n.opType == "Size") && !n.inputs.empty() && n.inputs[0] != kNone) {
+                rw.setRule(n.opType == "Shape" ? "fold-shape" : "fold-size");
+                auto dims = g.value(n.inputs[0]).staticDims();
+                if (!dims) {
+                    rw.missed({id}, "not folded: the shape of '" + g.value(n.inputs[0]).name + "' is not static", {n.inputs[0]});
+                    continue;
+                }
+                if (n.opType == "Shape") {
+                    int64_t rank = (int64_t)dims->size();
+                    int64_t start = n.attrInt("start", 0), end = n.attrInt("end", rank);
+                    if (start < 0) start += rank;
+                    if (end < 0) end += rank;
+                    start = std::clamp<int64_t>(start, 0, rank);
+                    end = std::clamp<int64_t>(end, start, rank);
+                    std::vector<int64_t> sl(dims->begin() + start, dims->begin() + end);
+                    folded = makeTensorOf<int64_t>(DataType::Int64, {(int64_t)sl.size()}, sl);
+                } else {
+                    int64_t count = checkedElementCount(*dims, "the input of " + n.displayName());
+                    folded = makeTensorOf<int64_t>(DataType::Int64, {}, {count});
+                }
+                why = n.displayName() + " reads only the static shape of '" + g.value(n.inputs[0]).name + "'";
+            } else {
+                foldWithInterpreter(ctx, rw, id, limit);
+                continue;
+            }
+            if ((int64_t)folded->byteSize() > limit) {
+                rw.missed({id}, "not folded: output would be " + std::to_string(folded->byteSize()) +
+                                    " bytes, above the fold limit of " + std::to_string(limit) + " bytes");
+                continue;
+            }
+            if (g.value(out).isGraphOutput) {
+                rw.missed({id}, "not folded: '" + g.value(out).name + "' is a graph output");
+                continue;
+            }
+            rw.applied({id}, why);
+            rw.foldToConstant(out, folded, why);
+        }
+        rw.setRule({});
+    }
+
     /// Total bytes of the node's outputs when every output's shape and element type are known.
     static std::optional<int64_t> predictedBytes(const Graph& g, const Node& n) {
         int64_t total = 0;

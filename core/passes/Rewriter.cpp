@@ -101,6 +101,12 @@ ValueId Rewriter::newValueNamed(const std::string& name, TypeInfo type) {
     return graph_.addValue(name, std::move(type));
 }
 
+ValueId Rewriter::valueOrCapture(const std::string& name) {
+    if (auto v = graph_.findValue(name)) return *v;
+    if (graphPath_.empty()) throw Error(ErrorKind::Internal, "valueOrCapture: the main graph has no value '" + name + "'");
+    return graph_.addOuterScopeValue(name);
+}
+
 ValueId Rewriter::addGraphInput(const std::string& name, TypeInfo type, const std::string& reason) {
     if (graph_.findValue(name)) throw Error(ErrorKind::Internal, "value name '" + name + "' is already taken");
     ValueId v = graph_.addInput(name, std::move(type));

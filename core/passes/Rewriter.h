@@ -43,6 +43,10 @@ public:
     /// A fresh value with exactly this name (a gradient output's public name); throws Internal when
     /// the name is taken, so callers check first where a clash is the user's input.
     ir::ValueId newValueNamed(const std::string& name, ir::TypeInfo type = {});
+    /// The value named `name` in this graph or, in a subgraph that lacks it, a new capture of that
+    /// name from an enclosing scope (an inlined branch's outside reads). Not recorded: no
+    /// computation changes until a node reads it.
+    ir::ValueId valueOrCapture(const std::string& name);
     /// Adds a graph input (a loss target, labels); recorded as "added graph input <name>".
     ir::ValueId addGraphInput(const std::string& name, ir::TypeInfo type, const std::string& reason);
     /// Replaces the list of graph outputs; recorded as "modified graph outputs".

@@ -19,6 +19,7 @@
 #include "ir/Tensor.h"
 #include "passes/BasicPasses.h"
 #include "passes/PassRegistry.h"
+#include "passes/IfInlining.h"
 #include "passes/SymbolicRewrites.h"
 #include "passes/ShapeChain.h"
 #include "passes/fusion/PatternUtil.h"
@@ -62,6 +63,7 @@ public:
 protected:
     void runImpl(PassContext& ctx) const override {
         ctx.forEachGraph([&](Rewriter& rw) {
+            inlineIfsWithKnownCondition(rw);  // before the analysis, which then sees one graph
             mergeEqualShapes(rw);
             foldStaticEntries(rw);
             const size_t beforeSymbolic = rw.changeCount();

@@ -116,18 +116,18 @@ TEST(FuseReshape, TwoDimsNotProvablyEqualAreRefusedAndNamed) {
 }
 
 TEST(FuseReshape, AllowZeroIsRefused) {
-    Model m = headSplit({.allowZero = 1});
+    Model m = headSplit({.otherDims = {}, .allowZero = 1});
     PassResult r = runAtSeveralSizes(m, "fuse-reshape");
     EXPECT_FALSE(r.changed);
     EXPECT_NE(remarkText(r, RemarkKind::Missed).find("allowzero=1, so 0 would mean a zero-size dim"), std::string::npos)
         << remarkText(r, RemarkKind::Missed);
-    Model z = headSplit({.allowZero = 0});
+    Model z = headSplit({.otherDims = {}, .allowZero = 0});
     runAtSeveralSizes(z, "fuse-reshape");
     EXPECT_EQ(reshapeTarget(z), (std::vector<int64_t>{0, 0, 2, 4}));
 }
 
 TEST(FuseReshape, SecondReaderKeepsItsPartOfTheChain) {
-    Model m = headSplit({.secondReader = true});
+    Model m = headSplit({.otherDims = {}, .secondReader = true});
     PassResult r = runAtSeveralSizes(m, "fuse-reshape");
     EXPECT_EQ(reshapeTarget(m), (std::vector<int64_t>{0, 0, 2, 4}));
     // Shape and g0 still feed the Cast; g1, both Unsqueezes and the Concat are gone.
@@ -138,7 +138,7 @@ TEST(FuseReshape, SecondReaderKeepsItsPartOfTheChain) {
 }
 
 TEST(FuseReshape, ExpandTargetKeepsEqualDimsAsOne) {
-    Model m = headSplit({.expand = true});
+    Model m = headSplit({.otherDims = {}, .expand = true});
     runAtSeveralSizes(m, "fuse-reshape");
     EXPECT_EQ(reshapeTarget(m), (std::vector<int64_t>{1, 1, 8}));
     EXPECT_EQ(opCounts(m.graph), (std::map<std::string, int>{{"Expand", 1}, {"Relu", 1}}));

@@ -59,8 +59,9 @@ TEST(VersionConvertPass, ClipAttributesBecomeInputsAsAReplacedNode) {
     ASSERT_EQ(d.removedNodes.size(), 1u);
     EXPECT_EQ(before.graph.node(d.removedNodes[0]).opType, "Clip");
     EXPECT_TRUE(d.changedNodes.empty());
-    for (NodeId n : before.graph.nodeOrder())
-        if (before.graph.node(n).opType == "Relu") EXPECT_TRUE(m.graph.hasNode(n));
+    for (NodeId n : before.graph.nodeOrder()) {
+        if (before.graph.node(n).opType == "Relu") { EXPECT_TRUE(m.graph.hasNode(n)); }
+    }
     bool replacedClip = false, opsetRecorded = false;
     for (const Change& c : step.changes) {
         if (c.kind == ChangeKind::Replaced && c.reason.find("attribute min removed") != std::string::npos &&
