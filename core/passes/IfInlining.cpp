@@ -74,7 +74,7 @@ std::string refusal(const Rewriter& rw, const Node& n, const Graph& b) {
             if (v != kNone) made.insert(v);
     }
     for (ValueId v : b.outputs())
-        if (!defined(v)) return "the branch returns '" + b.value(v).name + "', which nothing defines";
+        if (v == kNone || !defined(v)) return v == kNone ? "the branch has an empty output" : "the branch returns '" + b.value(v).name + "', which nothing defines";
     for (ValueId o : n.outputs)
         if (o != kNone && rw.graphPath().empty() && g.value(o).isGraphOutput && rw.isCapturedBySubgraph(o))
             return "its output '" + g.value(o).name + "' is a model output read by a subgraph (its name could not be kept)";
