@@ -46,7 +46,7 @@
 // but the last of each axis (there x = a - k at any n; elsewhere x <= -k - 1). Swin's shifted-
 // window mask [1, n_h·n_w, 1, k², k²] is thus its value at n = 2, a 2 x 2 table of window types,
 // repeated by Pad(table, pads = n - 2 at the start of each window axis, mode edge) and reshaped:
-// ~23 nodes per shifted stage become 6 (the pads read the window counts from dims computed
+// ~23 nodes per shifted stage become 5 (the pads read the window counts from dims computed
 // before; when a count may be 0, Pad by n - 1 and a Slice of the first, ONNX Runtime's edge Pad
 // never makes an empty tensor). Each step's form is checked against the engine's dims, and the
 // original is evaluated at 1 to 3 windows per axis and compared with the table; refused (with a

@@ -602,15 +602,7 @@ private:
                 sliced.push_back(int64_t(k));
             }
         ShapeCodegen codegen = codegenFor(c);
-        // Read the window counts where they are computed already (the partition's target is made
-        // of them), or a second run would find the new program equal to that vector.
-        std::vector<DimExpr> run;
-        for (const Piece& p : pieces)
-            if (p.source >= 0) run.push_back(counts[p.source]);
-        std::vector<ValueId> prefer;
-        for (const auto& vector : vectors_)
-            if (vector.second == run) prefer.push_back(vector.first);
-        ShapeCodegen::Request request{pads, false, position_.at(producer), prefer};
+        ShapeCodegen::Request request{pads, false, position_.at(producer), {}};
         auto padCost = codegen.cost({request});
         if (!padCost) return (why = "the window counts of " + name + " cannot be read from dims computed before it"), false;
         const size_t added = *padCost + 1 + (mayBeEmpty ? 1 : 0) + (needReshape ? 1 : 0);
@@ -684,7 +676,6 @@ private:
     /// Dims of values before the result, outside the component, as leaves for the pads.
     ShapeCodegen codegenFor(const Component& c) {
         ShapeCodegen codegen(rw_.model().opsetFor(""));
-        vectors_.clear();
         const std::set<NodeId> inside(c.nodes.begin(), c.nodes.end());
         position_.clear();
         const std::vector<NodeId>& order = g_.nodeOrder();
@@ -695,10 +686,7 @@ private:
             if (v == kNone || v >= a_.values.size() || g_.value(v).initializer) return;
             const shape::ValueShape& s = a_.of(v);
             if (s.dims && !s.values) codegen.addSource(v, position, *s.dims);
-            else if (auto e = knownVector(v)) {
-                codegen.addElementSource(v, position, *e);
-                vectors_.emplace_back(v, std::move(*e));
-            }
+            else if (auto e = knownVector(v)) codegen.addExistingVector(v, position, *e);
         };
         for (ValueId v : g_.inputs()) add(v, -1);
         for (size_t i = 0; i < order.size(); ++i)
@@ -717,7 +705,6 @@ private:
     NodeId failedAt_ = kNone;
     std::string failure_;
     std::unordered_map<NodeId, int64_t> position_;
-    std::vector<std::pair<ValueId, std::vector<DimExpr>>> vectors_;  ///< int64 vectors computed already
 };
 
 /// Range(0, N, 1) over int64 or int32 with N computed (a symbolic size).
