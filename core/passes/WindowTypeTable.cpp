@@ -516,20 +516,58 @@ private:
         }
         if (sources_.size() > kMaxSources) return false;
         // The results read outside: the masks.
+        // Every table is made before any rewrite: a mask's cone may hold another one.
         std::set<NodeId> inside(c.nodes.begin(), c.nodes.end());
-        bool changed = false;
+        std::vector<Table> tables;
         for (NodeId id : c.nodes) {
-            if (!g_.hasNode(id)) continue;
             const ValueId v = g_.node(id).outputs[0];
             bool readOutside = g_.value(v).isGraphOutput || (captures_ && rw_.isCapturedBySubgraph(v));
             for (NodeId r : g_.value(v).consumers) readOutside = readOutside || (!inside.count(r) && live_.live(r));
             const Form& f = forms_.at(v);
             if (!readOutside || f.kind != Kind::Local) continue;
             std::string why;
-            if (replace(c, id, f, why)) changed = true;
+            if (auto t = tableOf(c, id, f, why)) tables.push_back(std::move(*t));
             else if (remark && !why.empty()) rw_.missed({id}, "not rewritten: " + why);
         }
+        bool changed = false;
+        for (const Table& t : tables) {
+            std::string why;
+            if (replace(c, t, why)) changed = true;
+            else if (remark && !why.empty()) rw_.missed({t.producer}, "not rewritten: " + why);
+        }
         return changed;
+    }
+
+    /// A mask and its value at 2 windows per source, checked at 1 to 3.
+    struct Table {
+        NodeId producer = kNone;
+        int windowAxis = -1;
+        TensorPtr values;
+    };
+
+    std::optional<Table> tableOf(const Component& c, NodeId producer, const Form& f, std::string& why) const {
+        const ValueId out = g_.node(producer).outputs[0];
+        const std::string name = g_.node(producer).displayName();
+        // Where the window axes are: in one axis of the result, never a whole index.
+        int windowAxis = -1;
+        for (size_t k = 0; k < f.axes.size(); ++k)
+            for (const Seg& s : f.axes[k]) {
+                if (s.role == Role::Whole) return (why = name + " has an index not cut into windows"), std::nullopt;
+                if (s.role != Role::Window) continue;
+                if (windowAxis >= 0 && windowAxis != int(k)) return (why = name + " has windows on two axes"), std::nullopt;
+                windowAxis = int(k);
+            }
+        if (windowAxis < 0) return std::nullopt;  // the same at every size: constant folding's business
+        const std::vector<int64_t> two(sources_.size(), 2);
+        const std::vector<NodeId> cone = coneOf(c, out);
+        if (elementsAt(f, two) > kMaxElements / 4) return (why = name + " would make a table of too many elements"), std::nullopt;
+        TensorPtr table = evaluate(cone, out, two);
+        if (!table) return (why = "the interpreter cannot evaluate " + name + " at two windows per axis"), std::nullopt;
+        if (!checkedAtSmallSizes(f, cone, out, *table)) {
+            why = name + " at 1 to 3 windows per axis differs from its table of window types";
+            return std::nullopt;
+        }
+        return Table{producer, windowAxis, table};
     }
 
     /// Worth a remark when refused: some comparison tests a computed value against a constant.
@@ -543,28 +581,13 @@ private:
         return false;
     }
 
-    bool replace(const Component& c, NodeId producer, const Form& f, std::string& why) {
+    bool replace(const Component& c, const Table& t, std::string& why) {
+        const NodeId producer = t.producer;
         const ValueId out = g_.node(producer).outputs[0];
         const std::string name = g_.node(producer).displayName();
-        // Where the window axes are: in one axis of the result, never a whole index.
-        int windowAxis = -1;
-        for (size_t k = 0; k < f.axes.size(); ++k)
-            for (const Seg& s : f.axes[k]) {
-                if (s.role == Role::Whole) return (why = name + " has an index not cut into windows"), false;
-                if (s.role != Role::Window) continue;
-                if (windowAxis >= 0 && windowAxis != int(k)) return (why = name + " has windows on two axes"), false;
-                windowAxis = int(k);
-            }
-        if (windowAxis < 0) return false;  // the same at every size: constant folding's business
-        const std::vector<int64_t> two(sources_.size(), 2);
-        const std::vector<NodeId> cone = coneOf(c, out);
-        if (elementsAt(f, two) > kMaxElements / 4) return (why = name + " would make a table of too many elements"), false;
-        TensorPtr table = evaluate(cone, out, two);
-        if (!table) return (why = "the interpreter cannot evaluate " + name + " at two windows per axis"), false;
-        if (!checkedAtSmallSizes(f, cone, out, *table)) {
-            why = name + " at 1 to 3 windows per axis differs from its table of window types";
-            return false;
-        }
+        const Form& f = forms_.at(out);
+        const int windowAxis = t.windowAxis;
+        const TensorPtr& table = t.values;
         // The Pad's axes: each window axis alone, the rest in runs.
         std::vector<Piece> pieces;
         std::vector<int64_t> target;
