@@ -256,21 +256,21 @@ private:
         const std::string name = n.displayName();
         auto dims = knownDims(a_, out);
         if (!dims) return fail(id, "the shape engine does not know the dims of " + name + "'s result");
-        std::optional<Form> made;
         try {
-            made = formOf(id, *dims);
+            std::optional<Form> made = formOf(id, *dims);
+            if (!made) return fail(id, failure_.empty() ? name + " is not a window label step" : failure_);
+            // The engine's dims are the truth at every binding: the form must agree with them.
+            if (made->axes.size() != dims->size()) return fail(id, name + "'s result has another rank than its form");
+            for (size_t k = 0; k < dims->size(); ++k) {
+                auto size = axisSize(made->axes[k]);
+                if (!size || *size != (*dims)[k])
+                    return fail(id, name + "'s dim " + std::to_string(k) + " is not the product of its window axes");
+            }
+            forms_[out] = std::move(*made);
+            return true;
         } catch (const shape::ExprError&) {
             return fail(id, name + ": size arithmetic overflows");
         }
-        if (!made) return fail(id, failure_.empty() ? name + " is not a window label step" : failure_);
-        // The engine's dims are the truth at every binding: the form must agree with them.
-        if (made->axes.size() != dims->size()) return fail(id, name + "'s result has another rank than its form");
-        for (size_t k = 0; k < dims->size(); ++k) {
-            auto size = axisSize(made->axes[k]);
-            if (!size || *size != (*dims)[k]) return fail(id, name + "'s dim " + std::to_string(k) + " is not the product of its window axes");
-        }
-        forms_[out] = std::move(*made);
-        return true;
     }
 
     std::optional<Form> formOf(NodeId id, const std::vector<DimExpr>& dims) {
@@ -310,8 +310,10 @@ private:
         }
         // x = i - N: the offset from the end.
         if (n.opType == "Sub" && data && data->kind == Kind::Index) {
-            auto total = symbolicScalar(n.inputs[1]);
-            const int s = flatten(data->axes).front().source;
+            auto total = n.inputs.size() == 2 ? symbolicScalar(n.inputs[1]) : std::nullopt;
+            const std::vector<Seg> segs = flatten(data->axes);
+            if (segs.empty()) return std::nullopt;
+            const int s = segs.front().source;
             if (!total || *total != sources_[s].total)
                 return failWith(id, name + " subtracts from " + g_.node(sources_[s].range).displayName() +
                                         "'s index something other than its length");
@@ -354,6 +356,7 @@ private:
         }
         if (slot < 0) return std::nullopt;
         const Form& x = *formOfInput(n.inputs[slot]);
+        if (flatten(x.axes).empty()) return failWith(id, n.displayName() + " compares an offset with no index axis");
         TensorPtr t = match::constantOf(g_, n.inputs[1 - slot]);
         std::optional<int64_t> c = t ? intConstant(*t) : std::nullopt;
         if (!c) return failWith(id, n.displayName() + " compares the offset i - N with something other than a one-element integer constant");
@@ -532,7 +535,13 @@ private:
         bool changed = false;
         for (const Table& t : tables) {
             std::string why;
-            if (replace(c, t, why)) changed = true;
+            bool replaced = false;
+            try {
+                replaced = replace(c, t, why);
+            } catch (const shape::ExprError&) {
+                why = "size arithmetic overflows";
+            }
+            if (replaced) changed = true;
             else if (remark && !why.empty()) rw_.missed({t.producer}, "not rewritten: " + why);
         }
         return changed;
