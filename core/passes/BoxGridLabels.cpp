@@ -7,6 +7,7 @@
 #include <set>
 
 #include "ir/Tensor.h"
+#include "passes/LiveNodes.h"
 #include "passes/SymbolicRewrites.h"
 #include "passes/match/Match.h"
 
@@ -18,30 +19,6 @@ namespace {
 
 constexpr size_t kMaxBoxes = 64;
 
-
-/// Which nodes reach a graph output (through inputs and subgraph captures), by node id: the
-/// exporter's Shape chains still read the masks here, and dce removes them only later. Nodes made
-/// after this was computed (ids past its end) count as live.
-class Liveness {
-public:
-    explicit Liveness(const Graph& g) : live_(g.nodeIdLimit(), 0) {
-        std::vector<char> values(g.valueIdLimit(), 0);
-        for (ValueId v : g.outputs()) values[v] = 1;
-        const std::vector<NodeId> order = g.topologicalOrder().value_or(g.nodeOrder());
-        for (auto it = order.rbegin(); it != order.rend(); ++it) {
-            const Node& n = g.node(*it);
-            for (ValueId o : n.outputs)
-                if (o != kNone && values[o]) live_[*it] = 1;
-            if (!live_[*it]) continue;
-            for (ValueId v : n.hasSubgraphs() ? g.readsOf(*it) : n.inputs)
-                if (v != kNone) values[v] = 1;
-        }
-    }
-    bool live(NodeId n) const { return n >= live_.size() || live_[n]; }
-
-private:
-    std::vector<char> live_;
-};
 
 /// A closed interval of integers, empty when lo > hi (closed, so no bound ever overflows).
 struct Interval {
@@ -285,36 +262,6 @@ Pieces piecesOf(const std::vector<int64_t>& cuts, const std::vector<T>& labels) 
     }
     if (p.bounds.size() == p.labels.size()) p.bounds.pop_back();  // the last piece runs to the end
     return p;
-}
-
-/// Nodes that only exist to compute the tops' outputs, dead readers aside: the tops, then back
-/// through producers whose every live reader is already counted.
-size_t exclusiveNodes(const Rewriter& rw, const Liveness& live, const std::vector<NodeId>& tops, bool captures) {
-    const Graph& g = rw.graph();
-    std::set<NodeId> dead(tops.begin(), tops.end());
-    std::vector<NodeId> work;
-    auto producersOf = [&](NodeId n) {
-        for (ValueId in : g.node(n).inputs)
-            if (in != kNone && g.value(in).producer != kNone) work.push_back(g.value(in).producer);
-    };
-    for (NodeId top : tops) producersOf(top);
-    // A node reached before all its readers are counted is looked at again when the last one is.
-    for (size_t guard = 0; !work.empty() && guard < 65536; ++guard) {
-        const NodeId p = work.back();
-        work.pop_back();
-        if (dead.count(p) || g.node(p).hasSubgraphs()) continue;
-        bool onlyFeedsDead = true;
-        for (ValueId o : g.node(p).outputs) {
-            if (o == kNone) continue;
-            if (g.value(o).isGraphOutput || (captures && rw.isCapturedBySubgraph(o))) onlyFeedsDead = false;
-            for (NodeId r : g.value(o).consumers)
-                if (!dead.count(r) && live.live(r)) onlyFeedsDead = false;
-        }
-        if (!onlyFeedsDead) continue;
-        dead.insert(p);
-        producersOf(p);
-    }
-    return dead.size();
 }
 
 /// The numpy broadcast of two shapes when it is provable for every binding: each axis 1 on one

@@ -80,6 +80,7 @@ protected:
             }
             rewriteBoxGridLabels(rw, hasSubgraphNodes(rw.graph()));
             splitOuterSumWindows(rw);  // the labels box-grid-labels wrote, cut into windows
+            tabulateWindowTypes(rw, hasSubgraphNodes(rw.graph()));  // a mask over those windows: its table of types
             rw.setRule({});
         });
     }

@@ -586,6 +586,14 @@ void ShapeCodegen::addElementSource(ValueId v, int64_t position, const std::vect
         if (!elements[k].isConstant()) leaves_[elements[k].id()].push_back({position, v, k, true});
 }
 
+void ShapeCodegen::addExistingVector(ValueId v, int64_t position, const std::vector<DimExpr>& elements) {
+    if (elements.empty()) return;
+    Made m;
+    m.value = v;
+    m.lastSource = position;
+    made_.emplace(keyOf(elements, "v"), m);
+}
+
 std::optional<size_t> ShapeCodegen::cost(const std::vector<Request>& requests) const {
     Memo scratch;
     ProgramBuilder b(*this, scratch, &made_, nullptr, {}, {}, {});

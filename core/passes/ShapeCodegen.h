@@ -34,6 +34,11 @@ public:
     /// as it is (no node), a part or one element with a Gather. For vectors no program can build
     /// (sizes cast from float32), which a rebuilt vector would otherwise compute again.
     void addElementSource(ir::ValueId v, int64_t position, const std::vector<shape::DimExpr>& elements);
+    /// Makes an int64 vector the graph computes already available as it is (no node) to programs
+    /// that need exactly its elements and whose readers come after `position`: a rule that adds a
+    /// program next to existing shape arithmetic never computes such a vector again (the next run's
+    /// merge-equal-symbolic-values would merge the copy). The first of equal vectors is read.
+    void addExistingVector(ir::ValueId v, int64_t position, const std::vector<shape::DimExpr>& elements);
 
     struct Request {
         std::vector<shape::DimExpr> elements;

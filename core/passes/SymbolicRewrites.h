@@ -39,6 +39,20 @@
 // is Reshape(row, [-1, 1, k1, 1]) + Reshape(col, [1, -1, 1, k2]) when the engine proves k1 | P
 // and the target's first dim P/k1 (same for Q): the computed target and the Transpose go.
 //
+// window-type-table (WindowTypeTable.cpp): a value computed only from Range(0, N, 1) indices (N
+// = n·k, k a constant window the engine proves divides N) through x = i - N, comparisons of x with
+// constants that agree for every x <= -k - 1, elementwise steps with one-element constants, and
+// reshapes / transposes that move whole window and in-window axes, is the same in every window
+// but the last of each axis (there x = a - k at any n; elsewhere x <= -k - 1). Swin's shifted-
+// window mask [1, n_h·n_w, 1, k², k²] is thus its value at n = 2, a 2 x 2 table of window types,
+// repeated by Pad(table, pads = n - 2 at the start of each window axis, mode edge) and reshaped:
+// ~23 nodes per shifted stage become 5 (the pads read the window counts from dims computed
+// before; when a count may be 0, Pad by n - 1 and a Slice of the first, ONNX Runtime's edge Pad
+// never makes an empty tensor). Each step's form is checked against the engine's dims, and the
+// original is evaluated at 1 to 3 windows per axis and compared with the table; refused (with a
+// remark) when a comparison separates windows before the last, the index or the offset is read
+// other than so, or the index is never cut into windows.
+//
 // Shape vectors rebuilt from their expressions (ShapeVectorRebuild.cpp, with ShapeCodegen):
 //  - reshape-target-from-symbols: a Reshape whose computed target is known gets a constant one
 //    when it can: entries that copy the input's dim at the same position become 0 (allowzero = 0),
@@ -78,6 +92,8 @@ ir::TensorPtr uniformFill(const ir::Graph& g, ir::ValueId v);
 void rewriteFloatSizes(Rewriter& rw, const shape::ShapeAnalysis& a, bool captures);
 
 void rebuildShapeVectors(Rewriter& rw, const shape::ShapeAnalysis& a, bool captures);
+/// Analyzes the graph itself, and only when some Range(0, N, 1) of a computed N is read by steps.
+void tabulateWindowTypes(Rewriter& rw, bool captures);
 /// Analyzes the graph itself, and only when some Transpose of a Reshape of an Add qualifies.
 void splitOuterSumWindows(Rewriter& rw);
 
