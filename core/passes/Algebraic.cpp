@@ -58,6 +58,7 @@ private:
         if (algebraic::mergeViews(rw, id, revisit)) return;
         if (algebraic::concatOfScaledSplit(rw, id, revisit)) return;
         if (algebraic::gatherOfFill(rw, id, revisit)) return;
+        if (algebraic::vectorizeScalarLanes(rw, id, revisit)) return;
         if (algebraic::viewTransposeReshape(rw, id, revisit)) return;
         if (algebraic::simplifyShapeOps(rw, id, revisit)) return;
         algebraic::simplifyArithmetic(rw, id, revisit);

@@ -78,6 +78,9 @@ bool mergeViews(Rewriter& rw, ir::NodeId id, Revisit& revisit);
 /// Concat(Mul(Split(x)_i, r_i)) on the Split's axis, parts one slice thick, r_i one element →
 /// Mul(x, Concat(r_i)); Concat(Split(x)) in order → x (ScaledSplitRules.cpp).
 bool concatOfScaledSplit(Rewriter& rw, ir::NodeId id, Revisit& revisit);
+/// Concat of Unsqueezed scalars that parallel elementwise chains compute from elements of one
+/// vector → the chain once over the vector (ScalarLanes.cpp).
+bool vectorizeScalarLanes(Rewriter& rw, ir::NodeId id, Revisit& revisit);
 /// Gather(data, idx) of a 1-D data selected from a uniform fill c → ConstantOfShape(Shape(idx), c)
 /// when more nodes die than the two it adds (FillRules.cpp).
 bool gatherOfFill(Rewriter& rw, ir::NodeId id, Revisit& revisit);
