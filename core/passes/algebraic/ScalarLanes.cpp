@@ -113,7 +113,9 @@ private:
         TensorPtr first = match::constantOf(g_, vals[0]);
         for (ValueId v : vals) {
             TensorPtr t = match::constantOf(g_, v);
-            if (!t || !first || t->elementCount() != 1 || t->dtype != first->dtype || t->dtype == DataType::String) return false;
+            if (!t || !first || t->elementCount() != 1 || t->dtype != first->dtype || t->dtype == DataType::String ||
+                t->data.bytes().empty() || t->data.bytes().size() != first->data.bytes().size())
+                return false;  // one element each, its bytes at hand (not external data) and of one width
         }
         return true;
     }
