@@ -96,6 +96,9 @@ bool elementwiseThroughSqueeze(Rewriter& rw, ir::NodeId id, Revisit& revisit);
 /// Unsqueeze(f(...), A) → f with each operand unsqueezed, for an elementwise chain whose leaves are
 /// single-reader Unsqueezes or one-element constants (UnsqueezeSink.cpp).
 bool sinkUnsqueezeThroughElementwise(Rewriter& rw, ir::NodeId id, Revisit& revisit);
+/// Unsqueeze(f(Gather(x, k, axis=a), ...), [a]) → f(Gather(x, [k], axis=a), ...) for a cone of
+/// elementwise nodes read only inside it or by such Unsqueezes (UnsqueezeIntoGather.cpp).
+bool unsqueezeIntoGather(Rewriter& rw, ir::NodeId id, Revisit& revisit);
 /// Reshape(f(Unsqueeze(x), scalars...), T) → f(Reshape(x, T), scalars...) for an elementwise
 /// chain that nothing else reads, T constant without 0 entries (ReshapeSink.cpp).
 bool sinkReshapeToUnsqueeze(Rewriter& rw, ir::NodeId id, Revisit& revisit);
