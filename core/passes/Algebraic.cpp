@@ -53,6 +53,7 @@ private:
         if (algebraic::elementwiseThroughSqueeze(rw, id, revisit)) return;
         if (algebraic::mergeUnsqueezes(rw, id, revisit)) return;
         if (algebraic::sinkUnsqueezeThroughElementwise(rw, id, revisit)) return;
+        if (algebraic::vectorizeLanesOfReader(rw, id, revisit)) return;
         if (algebraic::unsqueezeIntoGather(rw, id, revisit)) return;
         if (algebraic::sinkReshapeToUnsqueeze(rw, id, revisit)) return;
         if (algebraic::mergeSlices(rw, id, revisit)) return;

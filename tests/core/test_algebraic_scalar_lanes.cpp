@@ -144,10 +144,14 @@ TEST(ScalarLanes, RefusedWhenTheChainsDifferOrNothingIsSaved) {
     cases.push_back({"different vectors", lanes("Mul", "Mul", false, false)});
     cases.push_back({"no fewer nodes", lanes("Mul", "Mul", true, true)});
     for (auto& [why, m] : cases) {
-        const auto before = test::opCounts(m.graph);
+        auto before = test::opCounts(m.graph);
         auto r = runAlgebraic(m);
         EXPECT_FALSE(applied(r, "scalar-lanes-to-vector")) << why;
-        EXPECT_EQ(test::opCounts(m.graph), before) << why;
+        // unsqueeze-into-gather may still take a lane's Unsqueeze into its Gather; the chains stay.
+        auto after = test::opCounts(m.graph);
+        before.erase("Unsqueeze");
+        after.erase("Unsqueeze");
+        EXPECT_EQ(after, before) << why;
     }
     // The same lanes once nothing else reads them: applied.
     Model m = lanes("Mul", "Mul", true, false);

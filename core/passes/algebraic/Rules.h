@@ -81,6 +81,9 @@ bool concatOfScaledSplit(Rewriter& rw, ir::NodeId id, Revisit& revisit);
 /// Concat of Unsqueezed scalars that parallel elementwise chains compute from elements of one
 /// vector → the chain once over the vector (ScalarLanes.cpp).
 bool vectorizeScalarLanes(Rewriter& rw, ir::NodeId id, Revisit& revisit);
+/// vectorizeScalarLanes on the Concat that alone reads this lane Unsqueeze (or Reshape to [1]): the
+/// lanes go whole before a rule rewrites one of them (ScalarLanes.cpp).
+bool vectorizeLanesOfReader(Rewriter& rw, ir::NodeId id, Revisit& revisit);
 /// Gather(data, idx) of a 1-D data selected from a uniform fill c → ConstantOfShape(Shape(idx), c)
 /// when more nodes die than the two it adds (FillRules.cpp).
 bool gatherOfFill(Rewriter& rw, ir::NodeId id, Revisit& revisit);

@@ -370,4 +370,14 @@ bool vectorizeScalarLanes(Rewriter& rw, NodeId id, Revisit& revisit) {
     return true;
 }
 
+bool vectorizeLanesOfReader(Rewriter& rw, NodeId id, Revisit& revisit) {
+    const Graph& g = rw.graph();
+    const Node& n = g.node(id);
+    if (!(isDefaultOp(n, "Unsqueeze") || isDefaultOp(n, "Reshape")) || n.outputs.size() != 1 || n.outputs[0] == kNone) return false;
+    const auto& readers = g.value(n.outputs[0]).consumers;
+    if (readers.empty() || !std::all_of(readers.begin(), readers.end(), [&](NodeId r) { return r == readers[0]; })) return false;
+    if (!isDefaultOp(g.node(readers[0]), "Concat") || laneScalar(g, n.outputs[0]) == kNone) return false;
+    return vectorizeScalarLanes(rw, readers[0], revisit);
+}
+
 }  // namespace passlens::passes::algebraic
