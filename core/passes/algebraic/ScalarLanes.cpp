@@ -123,7 +123,9 @@ private:
     /// Every lane is Gather(source, i) of one 1-D vector of known length with a constant scalar i.
     bool gathered(const std::vector<const Node*>& nodes, Position& p) const {
         for (const Node* n : nodes) {
-            if (!isDefaultOp(*n, "Gather") || n->inputs.size() != 2 || n->inputs[0] != nodes[0]->inputs[0]) return false;
+            if (!isDefaultOp(*n, "Gather") || n->inputs.size() != 2 || n->inputs[0] == kNone || n->inputs[1] == kNone ||
+                n->inputs[0] != nodes[0]->inputs[0])
+                return false;
             const int64_t axis = n->attrInt("axis", 0);
             if (axis != 0 && axis != -1) return false;
         }
@@ -210,7 +212,8 @@ struct Plan {
 bool vectorizeScalarLanes(Rewriter& rw, NodeId id, Revisit& revisit) {
     const Graph& g = rw.graph();
     const Node& concat = g.node(id);
-    if (!isDefaultOp(concat, "Concat") || concat.inputs.size() < 2 || concat.outputs.size() != 1) return false;
+    if (!isDefaultOp(concat, "Concat") || concat.inputs.size() < 2 || concat.outputs.size() != 1 || concat.outputs[0] == kNone)
+        return false;
     const int64_t axis = concat.attrInt("axis", 0);
     if ((axis != 0 && axis != -1) || g.value(concat.outputs[0]).rank() != size_t(1)) return false;
     // Lanes: the distinct scalars, in first-appearance order; `slotLane[j]` is input j's lane.

@@ -83,14 +83,14 @@ public:
 
 private:
     bool unsqueezeOutputOk(const Node& u) const {
-        return !rw_.isCapturedBySubgraph(u.outputs[0]) && u.outputs[0] != kNone;
+        return u.outputs[0] != kNone && !rw_.isCapturedBySubgraph(u.outputs[0]);
     }
 
     bool addProducer(NodeId p, std::vector<ValueId>& work) {
         if (cone_.nodes.count(p)) return true;
         const Node& n = g_.node(p);
         if (n.opType == "Gather" && match::inDefaultDomain(n) && n.inputs.size() == 2 && n.outputs.size() == 1 &&
-            n.inputs[0] != kNone && scalarIndex(g_, n.inputs[1])) {
+            n.inputs[0] != kNone && n.inputs[1] != kNone && scalarIndex(g_, n.inputs[1])) {
             auto axes = normalizedAxes({n.attrInt("axis", 0)}, cone_.rank + 1);
             if (!axes || (*axes)[0] != cone_.axis || match::rankOf(g_, n.inputs[0]) != cone_.rank + 1) return false;
             cone_.nodes.insert(p);
