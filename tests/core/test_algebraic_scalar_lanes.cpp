@@ -17,12 +17,7 @@ const std::vector<test::DimBindings> kSizes = {{{"h", 1}, {"w", 1}}, {{"h", 37},
 
 passes::PipelineResult runAlgebraic(Model& m) { return test::runCheckedAtBindings(m, {"algebraic", "dce"}, kSizes); }
 
-bool applied(const passes::PipelineResult& r, const std::string& rule) {
-    for (const auto& step : r.steps)
-        for (const auto& k : step.result.remarks)
-            if (k.kind == passes::RemarkKind::Applied && k.rule == rule) return true;
-    return false;
-}
+bool applied(const passes::PipelineResult& r, const std::string& rule) { return test::appliedInPipeline(r, rule); }
 
 ValueId scalarIndex(GraphBuilder& b, const std::string& name, int64_t i) {
     return b.constant(name, makeTensorOf<int64_t>(DataType::Int64, {}, {i}));

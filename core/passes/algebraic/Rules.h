@@ -23,6 +23,8 @@ bool constantAll(const ir::Value& v, double k);
 /// Static dims of a value (from its initializer or its type), if all are known.
 /// The elements of an int64/int32 constant input, if `v` is one.
 std::optional<std::vector<int64_t>> constantInts(const ir::Graph& g, ir::ValueId v);
+/// The one element of an int64/int32 constant of rank `rank` behind `v` (a Gather's k or [k]).
+std::optional<int64_t> oneIndexConstant(const ir::Graph& g, ir::ValueId v, size_t rank);
 /// Integer list from attribute `attr` (older opsets) or from constant input `slot` (newer ones).
 /// nullopt when neither is present or the input is not constant; `present` says which.
 std::optional<std::vector<int64_t>> intsFromAttrOrInput(const ir::Graph& g, const ir::Node& n, const char* attr,

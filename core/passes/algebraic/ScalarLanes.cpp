@@ -31,15 +31,6 @@ constexpr size_t kMaxPositions = 48;
 
 bool isDefaultOp(const Node& n, const char* op) { return n.opType == op && match::inDefaultDomain(n); }
 
-/// The one element of an integer constant of rank `rank` behind `v`.
-std::optional<int64_t> oneIndex(const Graph& g, ValueId v, size_t rank) {
-    TensorPtr t = match::constantOf(g, v);
-    if (!t || t->dims.size() != rank || t->elementCount() != 1) return std::nullopt;
-    if (t->dtype == DataType::Int64) return t->as<int64_t>()[0];
-    if (t->dtype == DataType::Int32) return t->as<int32_t>()[0];
-    return std::nullopt;
-}
-
 /// One place in the chains, the same in every lane: what each lane holds there.
 struct Position {
     enum class Kind { Shared, Gathered, Constants, Op } kind = Kind::Op;
@@ -134,7 +125,7 @@ private:
         if (!dims || dims->size() != 1) return false;
         const int64_t length = (*dims)[0];
         for (const Node* n : nodes) {
-            auto i = oneIndex(g_, n->inputs[1], 0);
+            auto i = oneIndexConstant(g_, n->inputs[1], 0);
             if (!i || *i < -length || *i >= length) return false;  // out of range: the original fails at run time
             p.indices.push_back(*i < 0 ? *i + length : *i);
         }

@@ -22,15 +22,6 @@ namespace {
 
 constexpr size_t kMaxCone = 32;
 
-/// The scalar constant index of a Gather, if it has one.
-std::optional<int64_t> scalarIndex(const Graph& g, ValueId v) {
-    TensorPtr t = match::constantOf(g, v);
-    if (!t || !t->dims.empty() || t->elementCount() != 1) return std::nullopt;
-    if (t->dtype == DataType::Int64) return t->as<int64_t>()[0];
-    if (t->dtype == DataType::Int32) return t->as<int32_t>()[0];
-    return std::nullopt;
-}
-
 /// The one axis of an Unsqueeze of a rank-`rank` value, made non-negative; nullopt otherwise.
 std::optional<int64_t> unsqueezeAxis(const Graph& g, const Node& n, int64_t rank) {
     if (n.opType != "Unsqueeze" || !match::inDefaultDomain(n) || n.inputs.empty() || n.outputs.size() != 1) return std::nullopt;
@@ -90,7 +81,7 @@ private:
         if (cone_.nodes.count(p)) return true;
         const Node& n = g_.node(p);
         if (n.opType == "Gather" && match::inDefaultDomain(n) && n.inputs.size() == 2 && n.outputs.size() == 1 &&
-            n.inputs[0] != kNone && n.inputs[1] != kNone && scalarIndex(g_, n.inputs[1])) {
+            n.inputs[0] != kNone && n.inputs[1] != kNone && oneIndexConstant(g_, n.inputs[1], 0)) {
             auto axes = normalizedAxes({n.attrInt("axis", 0)}, cone_.rank + 1);
             if (!axes || (*axes)[0] != cone_.axis || match::rankOf(g_, n.inputs[0]) != cone_.rank + 1) return false;
             cone_.nodes.insert(p);
@@ -154,7 +145,7 @@ bool unsqueezeIntoGather(Rewriter& rw, NodeId id, Revisit& revisit) {
         const ValueId out = rw.newValue(g.value(old).name + "_keepdim", withUnitDim(g.value(old).type, cone.rank, cone.axis));
         std::vector<ValueId> in = copy.inputs;
         if (copy.opType == "Gather") {
-            const int64_t k = *scalarIndex(g, copy.inputs[1]);
+            const int64_t k = *oneIndexConstant(g, copy.inputs[1], 0);
             in[1] = rw.newInitializer(copy.displayName() + "_index", makeTensorOf<int64_t>(DataType::Int64, {1}, {k}));
         } else {
             for (ValueId& v : in)
