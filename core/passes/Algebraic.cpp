@@ -53,11 +53,14 @@ private:
         if (algebraic::elementwiseThroughSqueeze(rw, id, revisit)) return;
         if (algebraic::mergeUnsqueezes(rw, id, revisit)) return;
         if (algebraic::sinkUnsqueezeThroughElementwise(rw, id, revisit)) return;
+        if (algebraic::vectorizeLanesOfReader(rw, id, revisit)) return;
+        if (algebraic::unsqueezeIntoGather(rw, id, revisit)) return;
         if (algebraic::sinkReshapeToUnsqueeze(rw, id, revisit)) return;
         if (algebraic::mergeSlices(rw, id, revisit)) return;
         if (algebraic::mergeViews(rw, id, revisit)) return;
         if (algebraic::concatOfScaledSplit(rw, id, revisit)) return;
         if (algebraic::gatherOfFill(rw, id, revisit)) return;
+        if (algebraic::vectorizeScalarLanes(rw, id, revisit)) return;
         if (algebraic::viewTransposeReshape(rw, id, revisit)) return;
         if (algebraic::simplifyShapeOps(rw, id, revisit)) return;
         algebraic::simplifyArithmetic(rw, id, revisit);

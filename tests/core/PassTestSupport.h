@@ -116,6 +116,14 @@ inline bool hasRemark(const passes::PassResult& r, passes::RemarkKind kind, cons
     return false;
 }
 
+/// True when some pass of the pipeline run applied `rule`.
+inline bool appliedInPipeline(const passes::PipelineResult& r, const std::string& rule) {
+    for (const auto& step : r.steps)
+        for (const auto& k : step.result.remarks)
+            if (k.kind == passes::RemarkKind::Applied && k.rule == rule) return true;
+    return false;
+}
+
 /// True when no remark of any kind carries `rule`.
 inline bool silentAbout(const passes::PassResult& r, const std::string& rule) {
     for (const auto& m : r.remarks)

@@ -18,12 +18,7 @@ const std::vector<test::DimBindings> kSizes = {{{"n", 1}}, {{"n", 3}}, {{"n", 7}
 
 passes::PipelineResult runAlgebraic(Model& m) { return test::runCheckedAtBindings(m, {"algebraic", "dce"}, kSizes); }
 
-bool applied(const passes::PipelineResult& r, const std::string& rule) {
-    for (const auto& step : r.steps)
-        for (const auto& k : step.result.remarks)
-            if (k.kind == passes::RemarkKind::Applied && k.rule == rule) return true;
-    return false;
-}
+bool applied(const passes::PipelineResult& r, const std::string& rule) { return test::appliedInPipeline(r, rule); }
 
 /// The constant target of the one Reshape left in the graph.
 std::vector<int64_t> onlyReshapeTarget(const Model& m) {

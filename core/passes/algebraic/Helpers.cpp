@@ -3,6 +3,7 @@
 #include <set>
 
 #include "passes/algebraic/Rules.h"
+#include "passes/match/Match.h"
 
 namespace passlens::passes::algebraic {
 
@@ -40,6 +41,14 @@ bool constantAll(const Value& v, double k) {
         if (x != k) return false;
     }
     return true;
+}
+
+std::optional<int64_t> oneIndexConstant(const Graph& g, ValueId v, size_t rank) {
+    TensorPtr t = v == kNone ? nullptr : match::constantOf(g, v);
+    if (!t || t->dims.size() != rank || t->elementCount() != 1 || t->byteSize() < elementSize(t->dtype)) return std::nullopt;
+    if (t->dtype == DataType::Int64) return t->as<int64_t>()[0];
+    if (t->dtype == DataType::Int32) return t->as<int32_t>()[0];
+    return std::nullopt;
 }
 
 std::optional<std::vector<int64_t>> constantInts(const Graph& g, ValueId v) {

@@ -23,6 +23,8 @@ bool constantAll(const ir::Value& v, double k);
 /// Static dims of a value (from its initializer or its type), if all are known.
 /// The elements of an int64/int32 constant input, if `v` is one.
 std::optional<std::vector<int64_t>> constantInts(const ir::Graph& g, ir::ValueId v);
+/// The one element of an int64/int32 constant of rank `rank` behind `v` (a Gather's k or [k]).
+std::optional<int64_t> oneIndexConstant(const ir::Graph& g, ir::ValueId v, size_t rank);
 /// Integer list from attribute `attr` (older opsets) or from constant input `slot` (newer ones).
 /// nullopt when neither is present or the input is not constant; `present` says which.
 std::optional<std::vector<int64_t>> intsFromAttrOrInput(const ir::Graph& g, const ir::Node& n, const char* attr,
@@ -78,6 +80,12 @@ bool mergeViews(Rewriter& rw, ir::NodeId id, Revisit& revisit);
 /// Concat(Mul(Split(x)_i, r_i)) on the Split's axis, parts one slice thick, r_i one element →
 /// Mul(x, Concat(r_i)); Concat(Split(x)) in order → x (ScaledSplitRules.cpp).
 bool concatOfScaledSplit(Rewriter& rw, ir::NodeId id, Revisit& revisit);
+/// Concat of Unsqueezed scalars that parallel elementwise chains compute from elements of one
+/// vector → the chain once over the vector (ScalarLanes.cpp).
+bool vectorizeScalarLanes(Rewriter& rw, ir::NodeId id, Revisit& revisit);
+/// vectorizeScalarLanes on the Concat that alone reads this lane Unsqueeze (or Reshape to [1]): the
+/// lanes go whole before a rule rewrites one of them (ScalarLanes.cpp).
+bool vectorizeLanesOfReader(Rewriter& rw, ir::NodeId id, Revisit& revisit);
 /// Gather(data, idx) of a 1-D data selected from a uniform fill c → ConstantOfShape(Shape(idx), c)
 /// when more nodes die than the two it adds (FillRules.cpp).
 bool gatherOfFill(Rewriter& rw, ir::NodeId id, Revisit& revisit);
@@ -93,6 +101,9 @@ bool elementwiseThroughSqueeze(Rewriter& rw, ir::NodeId id, Revisit& revisit);
 /// Unsqueeze(f(...), A) → f with each operand unsqueezed, for an elementwise chain whose leaves are
 /// single-reader Unsqueezes or one-element constants (UnsqueezeSink.cpp).
 bool sinkUnsqueezeThroughElementwise(Rewriter& rw, ir::NodeId id, Revisit& revisit);
+/// Unsqueeze(f(Gather(x, k, axis=a), ...), [a]) → f(Gather(x, [k], axis=a), ...) for a cone of
+/// elementwise nodes read only inside it or by such Unsqueezes (UnsqueezeIntoGather.cpp).
+bool unsqueezeIntoGather(Rewriter& rw, ir::NodeId id, Revisit& revisit);
 /// Reshape(f(Unsqueeze(x), scalars...), T) → f(Reshape(x, T), scalars...) for an elementwise
 /// chain that nothing else reads, T constant without 0 entries (ReshapeSink.cpp).
 bool sinkReshapeToUnsqueeze(Rewriter& rw, ir::NodeId id, Revisit& revisit);

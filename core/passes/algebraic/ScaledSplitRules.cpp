@@ -134,11 +134,12 @@ bool concatOfScaledSplit(Rewriter& rw, NodeId id, Revisit& revisit) {
         pieces.push_back(it->second);
     }
     const ValueId factorsValue = rw.newValue(name + "_factors", ones((int64_t)factors.size()));
-    rw.addNode("Concat", pieces, {factorsValue}, {Attribute::makeInt("axis", 0)}, {}, why, name + "_factors");
+    const NodeId factorsNode = rw.addNode("Concat", pieces, {factorsValue}, {Attribute::makeInt("axis", 0)}, {}, why, name + "_factors");
     const NodeId mul = rw.replaceNodes(group, "Mul", {x, factorsValue}, {out}, {}, why, name);
     rw.applied({mul}, why);
     rw.restoreTopologicalOrder();
     revisit.push_back(mul);
+    revisit.push_back(factorsNode);  // the factors may be scalar lanes of one vector (scalar-lanes-to-vector)
     return true;
 }
 

@@ -18,16 +18,6 @@ namespace {
 
 bool isDefaultOp(const Node& n, const char* op) { return n.opType == op && (n.domain.empty() || n.domain == "ai.onnx"); }
 
-/// The one element of an integer constant of rank `rank` behind `v` (i as a scalar, or [i]), if
-/// `v` is one.
-std::optional<int64_t> oneIndex(const Graph& g, ValueId v, size_t rank) {
-    TensorPtr t = match::constantOf(g, v);
-    if (!t || t->dims.size() != rank || t->elementCount() != 1) return std::nullopt;
-    if (t->dtype == DataType::Int64) return t->as<int64_t>()[0];
-    if (t->dtype == DataType::Int32) return t->as<int32_t>()[0];
-    return std::nullopt;
-}
-
 }  // namespace
 
 bool unsqueezedDimToShapeSlice(Rewriter& rw, NodeId id, Revisit& revisit) {
@@ -51,7 +41,7 @@ bool unsqueezedDimToShapeSlice(Rewriter& rw, NodeId id, Revisit& revisit) {
         auto axes = intsFromAttrOrInput(g, n, "axes", 1);
         if (!axes || axes->size() != 1 || ((*axes)[0] != 0 && (*axes)[0] != -1)) return false;
     }
-    auto index = oneIndex(g, gather.inputs[1], unsqueezed ? 0 : 1);
+    auto index = oneIndexConstant(g, gather.inputs[1], unsqueezed ? 0 : 1);
     const ValueId x = shape.inputs[0];
     auto rank = g.value(x).rank();
     if (!index || !rank) return false;
