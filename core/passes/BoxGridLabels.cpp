@@ -280,15 +280,6 @@ std::optional<std::vector<shape::DimExpr>> broadcastOf(const std::vector<shape::
     return out;
 }
 
-std::optional<std::vector<shape::DimExpr>> knownDims(const shape::ShapeAnalysis& a, ValueId v) {
-    if (v >= a.values.size() || !a.of(v).dims) return std::nullopt;
-    std::vector<shape::DimExpr> out;
-    for (const shape::Dim& d : *a.of(v).dims) {
-        if (!d) return std::nullopt;
-        out.push_back(*d);
-    }
-    return out;
-}
 
 /// A chain that qualifies: its table split into one label per coordinate.
 struct Plan {

@@ -24,20 +24,6 @@ std::string describe(const std::vector<DimExpr>& v) {
     return s + "]";
 }
 
-/// The elements of a computed int64 scalar or 1-D value when the engine knows every one.
-std::optional<std::vector<DimExpr>> knownElements(const Graph& g, const shape::ShapeAnalysis& a, ValueId v) {
-    if (v == kNone || v >= a.values.size() || g.value(v).initializer) return std::nullopt;
-    const shape::ValueShape& s = a.of(v);
-    if (!s.values || !s.dims || s.dims->size() > 1 || s.dtype != DataType::Int64 || g.value(v).type.elemType != DataType::Int64)
-        return std::nullopt;
-    std::vector<DimExpr> out;
-    for (const shape::Dim& e : *s.values) {
-        if (!e) return std::nullopt;
-        out.push_back(*e);
-    }
-    if (out.empty() || out.size() > 64) return std::nullopt;
-    return out;
-}
 
 /// One rebuilt vector: `value`'s elements for `readers` (a Reshape reading it as its target gets
 /// its own, with 0 and -1 entries; the other readers share one).
@@ -340,6 +326,30 @@ private:
 void rebuildShapeVectors(Rewriter& rw, const shape::ShapeAnalysis& a, bool captures) {
     if (rw.graph().nodeOrder().empty()) return;
     Rebuild(rw, a, captures).run();
+}
+
+std::optional<std::vector<DimExpr>> knownDims(const shape::ShapeAnalysis& a, ValueId v) {
+    if (v >= a.values.size() || !a.of(v).dims) return std::nullopt;
+    std::vector<DimExpr> out;
+    for (const shape::Dim& d : *a.of(v).dims) {
+        if (!d) return std::nullopt;
+        out.push_back(*d);
+    }
+    return out;
+}
+
+std::optional<std::vector<DimExpr>> knownElements(const Graph& g, const shape::ShapeAnalysis& a, ValueId v) {
+    if (v == kNone || v >= a.values.size() || g.value(v).initializer) return std::nullopt;
+    const shape::ValueShape& s = a.of(v);
+    if (!s.values || !s.dims || s.dims->size() > 1 || s.dtype != DataType::Int64 || g.value(v).type.elemType != DataType::Int64)
+        return std::nullopt;
+    std::vector<DimExpr> out;
+    for (const shape::Dim& e : *s.values) {
+        if (!e) return std::nullopt;
+        out.push_back(*e);
+    }
+    if (out.empty() || out.size() > 64) return std::nullopt;
+    return out;
 }
 
 }  // namespace passlens::passes

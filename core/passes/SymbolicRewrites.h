@@ -89,6 +89,12 @@ void rewriteBoxGridLabels(Rewriter& rw, bool captures);
 /// tensor, else nullptr.
 ir::TensorPtr uniformFill(const ir::Graph& g, ir::ValueId v);
 
+/// The analysis' dims of `v` when each is known (ShapeVectorRebuild.cpp).
+std::optional<std::vector<shape::DimExpr>> knownDims(const shape::ShapeAnalysis& a, ir::ValueId v);
+/// The elements of a computed (not initializer) int64 scalar or 1-D value when the engine knows
+/// every one, at most 64 (ShapeVectorRebuild.cpp).
+std::optional<std::vector<shape::DimExpr>> knownElements(const ir::Graph& g, const shape::ShapeAnalysis& a, ir::ValueId v);
+
 void rewriteFloatSizes(Rewriter& rw, const shape::ShapeAnalysis& a, bool captures);
 
 void rebuildShapeVectors(Rewriter& rw, const shape::ShapeAnalysis& a, bool captures);

@@ -87,16 +87,6 @@ std::vector<Seg> flatten(const std::vector<Axis>& axes) {
     return out;
 }
 
-/// The analysis' dims of `v` when each is known.
-std::optional<std::vector<DimExpr>> knownDims(const shape::ShapeAnalysis& a, ValueId v) {
-    if (v >= a.values.size() || !a.of(v).dims) return std::nullopt;
-    std::vector<DimExpr> out;
-    for (const shape::Dim& d : *a.of(v).dims) {
-        if (!d) return std::nullopt;
-        out.push_back(*d);
-    }
-    return out;
-}
 
 /// Nodes reading results of sources, one connected piece each.
 struct Component {
@@ -128,18 +118,6 @@ private:
         return *(*s.values)[0];
     }
 
-    /// The elements of a computed int64 vector when the engine knows every one.
-    std::optional<std::vector<DimExpr>> knownVector(ValueId v) const {
-        const shape::ValueShape& s = a_.of(v);
-        if (!s.values || !s.dims || s.dims->size() != 1 || s.dtype != DataType::Int64 || s.values->empty() || s.values->size() > 64)
-            return std::nullopt;
-        std::vector<DimExpr> out;
-        for (const shape::Dim& e : *s.values) {
-            if (!e) return std::nullopt;
-            out.push_back(*e);
-        }
-        return out;
-    }
 
     std::optional<DimExpr> segSize(const Seg& s) const {
         const Source& src = sources_[s.source];
@@ -718,7 +696,7 @@ private:
             if (v == kNone || v >= a_.values.size() || g_.value(v).initializer) return;
             const shape::ValueShape& s = a_.of(v);
             if (s.dims && !s.values) codegen.addSource(v, position, *s.dims);
-            else if (auto e = knownVector(v)) codegen.addExistingVector(v, position, *e);
+            else if (auto e = knownElements(g_, a_, v); e && s.dims && s.dims->size() == 1) codegen.addExistingVector(v, position, *e);
         };
         for (ValueId v : g_.inputs()) add(v, -1);
         for (size_t i = 0; i < order.size(); ++i)
