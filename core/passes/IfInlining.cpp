@@ -23,8 +23,9 @@ std::optional<bool> knownCondition(const Graph& g, const Node& n) {
     return t->as<uint8_t>()[0] != 0;
 }
 
-/// Why branch `b` of If `n` cannot be moved into the rewriter's graph (empty when it can).
-std::string refusal(const Rewriter& rw, const Node& n, const Graph& b) {
+/// Why branch `b` of If `n`, whose nodes in dataflow order are `order` (none: a cycle), cannot be
+/// moved into the rewriter's graph (empty when it can).
+std::string refusal(const Rewriter& rw, const Node& n, const Graph& b, const std::optional<std::vector<NodeId>>& order) {
     const Graph& g = rw.graph();
     if (!b.inputs().empty()) return "the branch declares inputs";
     if (b.outputs().size() != n.outputs.size())
@@ -56,7 +57,6 @@ std::string refusal(const Rewriter& rw, const Node& n, const Graph& b) {
     }
     bool topLevelOutput = false;
     for (ValueId o : n.outputs) topLevelOutput |= o != kNone && rw.graphPath().empty() && g.value(o).isGraphOutput;
-    auto order = b.topologicalOrder();
     if (!order) return "the branch has a cycle";
     for (NodeId id : *order) {
         const Node& bn = b.node(id);
@@ -92,7 +92,8 @@ bool inlineBranch(Rewriter& rw, NodeId id, bool cond) {
     const std::shared_ptr<Graph> keep = attr->g;  // alive until the If is erased
     const Graph& b = *keep;
     const std::string ifName = n.displayName();
-    if (std::string why = refusal(rw, n, b); !why.empty()) {
+    const std::optional<std::vector<NodeId>> order = b.topologicalOrder();
+    if (std::string why = refusal(rw, n, b, order); !why.empty()) {
         rw.missed({id}, "not inlined: " + ifName + "'s condition is always " + (cond ? "true" : "false") + ", but " + why);
         return false;
     }
@@ -110,8 +111,7 @@ bool inlineBranch(Rewriter& rw, NodeId id, bool cond) {
         map.emplace(bv, pv);
         return pv;
     };
-    const std::vector<NodeId> order = b.topologicalOrder().value_or(std::vector<NodeId>{});  // refusal() checked it
-    for (NodeId bid : order) {
+    for (NodeId bid : *order) {
         const Node& src = b.node(bid);
         std::vector<ValueId> ins, outs;
         for (ValueId v : src.inputs) ins.push_back(mapped(v));
