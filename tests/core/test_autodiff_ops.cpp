@@ -66,8 +66,9 @@ TEST(AutodiffOps, BinaryWithBroadcasting) {
         {{3, 4}, {3, 4}}, {{2, 3, 4}, {4}}, {{3, 1}, {1, 4}}, {{2, 3, 4}, {3, 1}}, {{2, 3}, {}}, {{4}, {2, 3, 4}}};
     uint64_t seed = 20;
     for (const char* op : {"Add", "Sub", "Mul", "Div"})
-        for (const auto& [sa, sb] : shapes)
+        for (const auto& shapePair : shapes)
             checkOp(std::string(op) + " case " + std::to_string(seed), [&](GraphBuilder& b) {
+                const auto& [sa, sb] = shapePair;
                 // Div's divisor stays away from 0.
                 ValueId bv = std::string(op) == "Div" ? param(b, "b", sb, seed++, 0.5f, 2.f) : param(b, "b", sb, seed++);
                 return b.op(op, {param(b, "a", sa, seed++), bv});
@@ -98,8 +99,11 @@ TEST(AutodiffOps, MatMulBatchedBroadcastAndVectors) {
         {{3, 4}, {4, 5}}, {{2, 3, 4}, {2, 4, 5}}, {{2, 3, 4}, {4, 5}}, {{4, 5}, {2, 5, 3}}, {{2, 1, 3, 4}, {3, 4, 2}},
         {{4}, {4, 5}},    {{3, 4}, {4}},          {{4}, {4}},          {{4}, {2, 4, 3}}};
     uint64_t seed = 50;
-    for (const auto& [sa, sb] : shapes)
-        checkOp("MatMul case " + std::to_string(seed), [&](GraphBuilder& b) { return b.op("MatMul", {param(b, "a", sa, seed++), param(b, "b", sb, seed++)}); },
+    for (const auto& shapePair : shapes)
+        checkOp("MatMul case " + std::to_string(seed), [&](GraphBuilder& b) {
+            const auto& [sa, sb] = shapePair;
+            return b.op("MatMul", {param(b, "a", sa, seed++), param(b, "b", sb, seed++)});
+        },
                 {"a", "b"});
 }
 

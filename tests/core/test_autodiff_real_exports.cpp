@@ -107,7 +107,9 @@ Comparison compareRun(const Model& train, const json& ref, const json& run, cons
     for (size_t i = 0; i < outs.size(); ++i) byName[train.graph.value(train.graph.outputs()[i]).name] = outs[i];
     EXPECT_NEAR(double(byName.at("loss")->as<float>()[0]), run["loss"].get<double>(), 1e-4 + 1e-4 * std::abs(run["loss"].get<double>()))
         << label << ": loss";
-    for (const auto& [init, s] : expectedGradients(ref, run, dynamicExport)) {
+    for (const auto& expected : expectedGradients(ref, run, dynamicExport)) {
+        const std::string& init = expected.first;
+        const auto& s = expected.second;
         auto it = byName.find(init + "_grad");
         if (it == byName.end()) {
             ADD_FAILURE() << label << ": the training graph has no output " << init << "_grad";

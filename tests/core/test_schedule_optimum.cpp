@@ -82,7 +82,9 @@ OptimumSearch optimumBelow(const Dag& d, int64_t cap) {
     OptimumSearch out;
     for (int k = 0; k < d.n && !layer.empty(); ++k) {
         std::unordered_map<NodeSet, int64_t, NodeSetHash> next;
-        for (const auto& [done, peak] : layer) {
+        for (const auto& state : layer) {
+            const NodeSet& done = state.first;
+            const int64_t peak = state.second;
             ++out.states;
             const int64_t live = liveBytes(d, done);
             for (int v = 0; v < d.n; ++v) {

@@ -181,7 +181,7 @@ TEST(TrainingMemory, CliMemplanJsonHasPhasesOnTrainingGraphsOnly) {
     }
     // Provenance survives the file (doc strings): the file's plan matches the in-memory one.
     Planned p = planTraining(examples::mlpTraining());
-    EXPECT_EQ(j["training"]["activations_saved"]["count"], p.json["training"]["activations_saved"]["count"]);
+    EXPECT_EQ(j["training"]["activations_saved"]["count"].dump(), p.json["training"]["activations_saved"]["count"].dump());
     auto text = test::runCli({"memplan", train});
     EXPECT_NE(text.out.find("saved for backward:"), std::string::npos) << text.out;
     auto f = test::runCli({"memplan", forward, "--json"});
