@@ -13,7 +13,7 @@ PACKAGES=(
   xvfb xauth fonts-dejavu-core
   python3-dev pybind11-dev python3-pytest python3-numpy python3-onnx jupyter-nbconvert python3-ipykernel
 
-  clang libclang-rt-14-dev
+  clang libclang-rt-14-dev lld
   dpkg-dev file
 )
 

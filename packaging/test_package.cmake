@@ -33,7 +33,12 @@ if(EXISTS ${BUILD_DIR}/python/passlens/__init__.py)
   if(NOT EXISTS ${pydir}/passlens/__init__.py OR NOT ext)
     message(FATAL_ERROR "package is missing the Python module in usr/lib/python3/dist-packages/passlens")
   endif()
-  execute_process(COMMAND ${CMAKE_COMMAND} -E env PYTHONPATH=${pydir} /usr/bin/python3 -c
+  # ASAN_RUNTIME (the instrumented build, cmake/Sanitizers.cmake): preloaded for this python3 only.
+  set(preload "")
+  if(ASAN_RUNTIME)
+    set(preload LD_PRELOAD=${ASAN_RUNTIME} ASAN_OPTIONS=detect_leaks=0)
+  endif()
+  execute_process(COMMAND ${CMAKE_COMMAND} -E env PYTHONPATH=${pydir} ${preload} /usr/bin/python3 -c
                   "import passlens, sys; m = passlens.load(sys.argv[1]); assert passlens.__file__.startswith(sys.argv[2]); print('python', passlens.__version__, m.node_count)"
                   ${work}/root/usr/share/passlens/examples/conv_bn_relu.onnx ${pydir}
                   RESULT_VARIABLE rc OUTPUT_VARIABLE pyout ERROR_VARIABLE pyout)

@@ -131,8 +131,9 @@ MainWindow::MainWindow(QWidget* parent)
 
 MainWindow::~MainWindow() {
     // The jobs stop their workers (a redraw ends between groups) and wait; nothing is delivered.
-    mainView_->disconnect(this);
-    beforeView_->disconnect(this);
+    // No child's signal may reach this window once its destructor has run: ~QObject deletes the
+    // children afterwards, and a dock hidden then emits visibilityChanged into a lambda on `this`.
+    for (QObject* child : findChildren<QObject*>()) child->disconnect(this);
 }
 
 void MainWindow::buildDocks() {

@@ -203,53 +203,58 @@ private:
         auto it = contributions_.find(v);
         if (it == contributions_.end() || it->second.empty()) return kNone;
         auto& parts = it->second;
-        const Value& val = g_.value(v);
+        const std::string name = g_.value(v).name;
         if (parts.size() == 1) {
             // Name the adjoint after its tensor (v̄ of "h" is "h_grad") where the value is ours alone.
             const Value& p = g_.value(parts[0]);
             if (st_.created.count(parts[0]) && p.producer != kNone && !p.isGraphOutput && named_.insert(parts[0]).second)
-                st_.rw.renameValue(parts[0], g_.uniqueValueName(val.name + "_grad"));
+                st_.rw.renameValue(parts[0], g_.uniqueValueName(name + "_grad"));
             return parts[0];
         }
-        const NodeId producer = val.producer;
-        ValueId sum = st_.rw.newValue(val.name + "_grad");
+        const NodeId producer = g_.value(v).producer;
+        const TypeInfo type = g_.value(v).type;
+        ValueId sum = st_.rw.newValue(name + "_grad");
         named_.insert(sum);
-        st_.rw.setValueType(sum, val.type);
+        st_.rw.setValueType(sum, type);
         st_.created.insert(sum);
-        emitPlain(st_, "Sum", parts, sum, {}, producer, producer == kNone ? val.name : g_.node(producer).displayName(),
-                  "adds the " + std::to_string(parts.size()) + " gradient contributions to '" + val.name + "'");
+        emitPlain(st_, "Sum", parts, sum, {}, producer, producer == kNone ? name : g_.node(producer).displayName(),
+                  "adds the " + std::to_string(parts.size()) + " gradient contributions to '" + name + "'");
         parts = {sum};
         return sum;
     }
 
     void differentiate(NodeId n) {
-        const Node& node = g_.node(n);
         std::vector<ValueId> outGrads;
         bool any = false;
-        for (ValueId v : node.outputs) {
+        const std::vector<ValueId> outputs = g_.node(n).outputs;  // accumulated() edits the graph
+        for (ValueId v : outputs) {
             outGrads.push_back(v == kNone ? kNone : accumulated(v));
             any = any || outGrads.back() != kNone;
         }
         if (!any) return;
+        const Node& node = g_.node(n);
         std::vector<bool> needs(node.inputs.size(), false);
         for (size_t i = 0; i < node.inputs.size(); ++i)
             needs[i] = node.inputs[i] != kNone && fromWrt_.count(node.inputs[i]) && differentiableSlot(node, i);
         GradContext ctx(st_, n, outGrads, needs);
         gradientRegistry().find(node.domain, node.opType)->build(ctx);
-        const Node& after = g_.node(n);
-        for (size_t i = 0; i < after.inputs.size(); ++i) {
+        // The rule edited the graph: read the node again, into copies (setValueType is an edit too).
+        const std::vector<ValueId> inputs = g_.node(n).inputs;
+        const std::string opType = g_.node(n).opType;
+        for (size_t i = 0; i < inputs.size(); ++i) {
             if (!needs[i]) continue;
             ValueId grad = ctx.gradIn(i);
             if (grad == kNone)
-                throw Error(ErrorKind::Internal, "gradient rule of " + after.opType + " set no gradient for input " + std::to_string(i));
-            if (!g_.value(grad).type.known() && st_.created.count(grad)) st_.rw.setValueType(grad, g_.value(after.inputs[i]).type);
-            contributions_[after.inputs[i]].push_back(grad);
+                throw Error(ErrorKind::Internal, "gradient rule of " + opType + " set no gradient for input " + std::to_string(i));
+            if (!g_.value(grad).type.known() && st_.created.count(grad)) st_.rw.setValueType(grad, g_.value(inputs[i]).type);
+            contributions_[inputs[i]].push_back(grad);
         }
     }
 
     ValueId gradientOutput(ValueId w, std::unordered_set<ValueId>& claimed, std::vector<std::string>& zeros) {
         const Value& wv = g_.value(w);
-        const std::string name = wv.name + "_grad";
+        const std::string wName = wv.name;  // wv is not read after the first edit below
+        const std::string name = wName + "_grad";
         const TypeInfo type = wv.type.known() ? wv.type
                                               : TypeInfo::tensor(wv.initializer->dtype, Shape{[&] {
                                                     std::vector<Dim> d;
@@ -259,16 +264,16 @@ private:
         ValueId grad = accumulated(w);
         if (grad == kNone) {
             // No path from w to the loss: its gradient is zero.
-            zeros.push_back(wv.name);
+            zeros.push_back(wName);
             if (!type.shape || !type.shape->isStatic())
-                throwUnsupported("'" + wv.name + "' does not reach the loss and its shape is not static, so its zero gradient cannot be built");
+                throwUnsupported("'" + wName + "' does not reach the loss and its shape is not static, so its zero gradient cannot be built");
             ValueId out = st_.rw.newValueNamed(name, type);
             const size_t es = elementSize(type.elemType);
             std::vector<char> zero(es, 0);
             auto dims = type.shape->staticDims();
             emitPlain(st_, "ConstantOfShape", {st_.rw.newInitializer(name + "_shape", int64Tensor({int64_t(dims.size())}, dims))}, out,
-                      {Attribute::makeTensor("value", makeTensor(type.elemType, {1}, zero.data(), es))}, kNone, wv.name,
-                      "'" + wv.name + "' has no path to the loss: its gradient is zero");
+                      {Attribute::makeTensor("value", makeTensor(type.elemType, {1}, zero.data(), es))}, kNone, wName,
+                      "'" + wName + "' has no path to the loss: its gradient is zero");
             return out;
         }
         const Value& gv = g_.value(grad);
@@ -280,7 +285,7 @@ private:
             return grad;
         }
         ValueId out = st_.rw.newValueNamed(name, type);
-        emitPlain(st_, "Identity", {grad}, out, {}, kNone, wv.name, "names the gradient of '" + wv.name + "'");
+        emitPlain(st_, "Identity", {grad}, out, {}, kNone, wName, "names the gradient of '" + wName + "'");
         return out;
     }
 

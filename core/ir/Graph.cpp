@@ -220,10 +220,12 @@ void Graph::removeValue(ValueId v) {
 
 Value& Graph::value(ValueId v) {
     if (!hasValue(v)) internalError("no value with id " + std::to_string(v));
+    noteLentValue(v);
     return *values_[v];
 }
 const Value& Graph::value(ValueId v) const {
     if (!hasValue(v)) internalError("no value with id " + std::to_string(v));
+    noteLentValue(v);
     return *values_[v];
 }
 
@@ -422,11 +424,75 @@ void Graph::moveNodeBefore(NodeId n, NodeId before) {
 
 Node& Graph::node(NodeId n) {
     if (!hasNode(n)) internalError("no node with id " + std::to_string(n));
+    noteLentNode(n);
     return *nodes_[n];
 }
 const Node& Graph::node(NodeId n) const {
     if (!hasNode(n)) internalError("no node with id " + std::to_string(n));
+    noteLentNode(n);
     return *nodes_[n];
+}
+
+// ---- Graph: reference checks -------------------------------------------------------------------
+
+std::weak_ptr<const void> Graph::beginReferenceChecks() {
+    ++lent_.depth;
+    if (!lent_.alive) lent_.alive = std::make_shared<const char>('\0');
+    return lent_.alive;
+}
+
+void Graph::endReferenceChecks() {
+    if (lent_.depth > 0 && --lent_.depth == 0) {
+        invalidateReferences();
+        lent_.nodes.clear();
+        lent_.values.clear();
+        lent_.nodeLent.clear();
+        lent_.valueLent.clear();
+    }
+}
+
+void Graph::noteLentNode([[maybe_unused]] NodeId n) const {
+#if PASSLENS_REFERENCE_CHECKS
+    if (lent_.depth == 0) return;
+    if (lent_.nodeLent.size() <= n) lent_.nodeLent.resize(nodes_.size() > n ? nodes_.size() : n + 1);
+    if (lent_.nodeLent[n]) return;
+    lent_.nodeLent[n] = true;
+    lent_.nodes.push_back(n);
+#endif
+}
+
+void Graph::noteLentValue([[maybe_unused]] ValueId v) const {
+#if PASSLENS_REFERENCE_CHECKS
+    if (lent_.depth == 0) return;
+    if (lent_.valueLent.size() <= v) lent_.valueLent.resize(values_.size() > v ? values_.size() : v + 1);
+    if (lent_.valueLent[v]) return;
+    lent_.valueLent[v] = true;
+    lent_.values.push_back(v);
+#endif
+}
+
+void Graph::invalidateReferences() {
+#if PASSLENS_REFERENCE_CHECKS
+    // Moving into a fresh allocation frees the old one: AddressSanitizer reports any later read
+    // through a reference to it as a heap-use-after-free, with this function in the "freed by" trace.
+    for (NodeId n : lent_.nodes) {
+        lent_.nodeLent[n] = false;
+        if (hasNode(n)) nodes_[n] = std::make_unique<Node>(std::move(*nodes_[n]));
+    }
+    for (ValueId v : lent_.values) {
+        lent_.valueLent[v] = false;
+        if (hasValue(v)) values_[v] = std::make_unique<Value>(std::move(*values_[v]));
+    }
+    lent_.nodes.clear();
+    lent_.values.clear();
+    // The same for the id lists: a loop still walking the old buffer reads freed memory.
+    auto relocate = [](std::vector<ValueId>& ids) { std::vector<ValueId>(ids).swap(ids); };
+    if (lent_.lists & kLentOrder) order_.relocateIds();
+    if (lent_.lists & kLentInputs) relocate(inputs_);
+    if (lent_.lists & kLentOutputs) relocate(outputs_);
+    if (lent_.lists & kLentInitializers) relocate(initOrder_);
+    lent_.lists = 0;
+#endif
 }
 
 std::optional<NodeId> Graph::findNode(const std::string& n) const {

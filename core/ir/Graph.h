@@ -18,6 +18,21 @@
 #include "ir/Tensor.h"
 #include "ir/Type.h"
 
+// AddressSanitizer builds check that no Node&/Value& is kept across a Rewriter edit (see
+// Graph::beginReferenceChecks); -DPASSLENS_REFERENCE_CHECKS=1 turns the checks on elsewhere.
+#ifndef PASSLENS_REFERENCE_CHECKS
+#if defined(__SANITIZE_ADDRESS__)
+#define PASSLENS_REFERENCE_CHECKS 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define PASSLENS_REFERENCE_CHECKS 1
+#endif
+#endif
+#endif
+#ifndef PASSLENS_REFERENCE_CHECKS
+#define PASSLENS_REFERENCE_CHECKS 0
+#endif
+
 namespace passlens::ir {
 
 struct StringPair {
@@ -131,7 +146,10 @@ public:
     /// Nodes in list order (the file's order; kept topological by the passes). After an insert
     /// or erase the vector is rebuilt on the next call (O(n)); walk with firstNode()/nextNode()
     /// or compare with precedes() where a loop edits the graph.
-    const std::vector<NodeId>& nodeOrder() const { return order_.ids(); }
+    const std::vector<NodeId>& nodeOrder() const {
+        noteLentList(kLentOrder);
+        return order_.ids();
+    }
     size_t nodeCount() const { return order_.size(); }
     NodeId firstNode() const { return order_.first(); }
     NodeId lastNode() const { return order_.last(); }
@@ -150,9 +168,18 @@ public:
     /// "a → b → c → a" for a cycle from findCycle(), at most `limit` names before an ellipsis.
     std::string describeCycle(const std::vector<NodeId>& cycle, size_t limit = 6) const;
 
-    const std::vector<ValueId>& inputs() const { return inputs_; }
-    const std::vector<ValueId>& outputs() const { return outputs_; }
-    const std::vector<ValueId>& initializerOrder() const { return initOrder_; }
+    const std::vector<ValueId>& inputs() const {
+        noteLentList(kLentInputs);
+        return inputs_;
+    }
+    const std::vector<ValueId>& outputs() const {
+        noteLentList(kLentOutputs);
+        return outputs_;
+    }
+    const std::vector<ValueId>& initializerOrder() const {
+        noteLentList(kLentInitializers);
+        return initOrder_;
+    }
     /// Values with value_info entries, in file order (export keeps it).
     std::vector<ValueId> valueInfoOrder() const;
     /// All live value ids, ascending.
@@ -182,6 +209,18 @@ public:
     std::string uniqueValueName(const std::string& prefix) const;
     std::string uniqueNodeName(const std::string& prefix) const;
 
+    // ---- reference checks ---------------------------------------------------------------------
+    /// While a Rewriter edits this graph (begin/end pairs nest), node() and value() remember each
+    /// node and value they hand out, and invalidateReferences() (the Rewriter calls it after every
+    /// edit) moves those to new memory and frees the old: a Node& or Value& kept across an edit
+    /// then reads freed memory, and AddressSanitizer stops at that line. Ids stay valid; only
+    /// references are invalidated. Without PASSLENS_REFERENCE_CHECKS these do nothing.
+    /// The token expires with this graph object: a Rewriter that outlives its graph (a subgraph
+    /// erased during the pass) skips endReferenceChecks().
+    std::weak_ptr<const void> beginReferenceChecks();
+    void endReferenceChecks();
+    void invalidateReferences();
+
 private:
     void addConsumer(ValueId v, NodeId n);
     void removeConsumer(ValueId v, NodeId n);
@@ -198,6 +237,31 @@ private:
     std::vector<ValueId> valueInfoSeq_;  ///< first-seen order of value_info entries (ids of removed values stay until a copy)
     std::vector<ValueId> mayHaveDied_;   ///< see takeValuesThatMayHaveDied()
     std::vector<NodeId> subgraphHolders_;  ///< candidates for nodesWithSubgraphs() (may hold erased ids)
+    /// Nodes and values handed out since the last edit while reference checks are on. A copy or a
+    /// move of the graph starts with none (checks belong to the Rewriter of this object).
+    struct LentReferences {
+        int depth = 0;
+        std::shared_ptr<const char> alive;  ///< made by the first beginReferenceChecks()
+        unsigned lists = 0;  ///< LentList bits
+        std::vector<NodeId> nodes;
+        std::vector<ValueId> values;
+        std::vector<bool> nodeLent, valueLent;
+        LentReferences() = default;
+        LentReferences(const LentReferences&) {}
+        LentReferences(LentReferences&&) noexcept {}
+        LentReferences& operator=(const LentReferences&) { return *this; }
+        LentReferences& operator=(LentReferences&&) noexcept { return *this; }
+    };
+    mutable LentReferences lent_;
+    void noteLentNode(NodeId n) const;
+    void noteLentValue(ValueId v) const;
+    /// The id lists handed out by reference (a loop over nodeOrder() that edits the graph).
+    enum LentList : unsigned { kLentOrder = 1, kLentInputs = 2, kLentOutputs = 4, kLentInitializers = 8 };
+    void noteLentList([[maybe_unused]] unsigned list) const {
+#if PASSLENS_REFERENCE_CHECKS
+        if (lent_.depth > 0) lent_.lists |= list;
+#endif
+    }
     friend class GraphBuilderAccess;
 public:
     void noteValueInfo(ValueId v);  ///< records file order of value_info entries

@@ -38,6 +38,8 @@ public:
     bool precedes(NodeId a, NodeId b) const { return rank_[a] < rank_[b]; }
     /// The ids in list order.
     const std::vector<NodeId>& ids() const;
+    /// Moves the id vector to a new buffer (Graph's reference checks: a walk over the old one fails loudly).
+    void relocateIds() { std::vector<NodeId>(ids_).swap(ids_); }
 
 private:
     void grow(NodeId n);

@@ -3,6 +3,7 @@
 #include <cstring>
 #include <random>
 
+#include "ir/CheckedMath.h"
 #include "ir/Type.h"
 
 namespace passlens::ir {
@@ -28,7 +29,11 @@ Buffer Buffer::view(const std::byte* data, size_t size, std::shared_ptr<const vo
     return b;
 }
 
-int64_t Tensor::elementCount() const { return checkedElementCount(dims, "tensor '" + name + "'"); }
+int64_t Tensor::elementCount() const {
+    // Hot (kernels and tests call it per element): the error text is built only for a bad shape.
+    if (auto n = checkedProduct(dims)) return *n;
+    return checkedElementCount(dims, "tensor '" + name + "'");
+}
 
 bool Tensor::sameContents(const Tensor& o, bool ignoreName) const {
     if (!ignoreName && name != o.name) return false;

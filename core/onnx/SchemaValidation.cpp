@@ -60,7 +60,9 @@ public:
             const auto& f = mp.functions(static_cast<int>(i));
             functions_[functionKey(f.domain(), f.name())] = {f.input_size(), f.output_size(), i};
         }
-        calls_.resize(functions_.size());
+        // One call list per definition: a file may define a name twice (a later definition wins the
+        // lookup), and the recursion check walks every definition's body.
+        calls_.resize(static_cast<size_t>(mp.functions_size()));
     }
 
     void run() {

@@ -92,6 +92,7 @@ bool inlineBranch(Rewriter& rw, NodeId id, bool cond) {
     const std::shared_ptr<Graph> keep = attr->g;  // alive until the If is erased
     const Graph& b = *keep;
     const std::string ifName = n.displayName();
+    const std::vector<ValueId> ifOuts = n.outputs;  // n is not read once the copy below edits the graph
     const std::optional<std::vector<NodeId>> order = b.topologicalOrder();
     if (std::string why = refusal(rw, n, b, order); !why.empty()) {
         rw.missed({id}, "not inlined: " + ifName + "'s condition is always " + (cond ? "true" : "false") + ", but " + why);
@@ -128,7 +129,6 @@ bool inlineBranch(Rewriter& rw, NodeId id, bool cond) {
 
     // Readers of the If's outputs read the branch's; a graph output keeps its name (and gets a
     // value of its own when the branch returns an outside value or one value twice).
-    const std::vector<ValueId> ifOuts = n.outputs;
     std::vector<std::pair<ValueId, std::string>> keepNames;
     std::set<ValueId> used;
     for (size_t i = 0; i < ifOuts.size(); ++i) {

@@ -26,7 +26,23 @@ std::string_view remarkKindName(RemarkKind k) { return k == RemarkKind::Applied 
 Rewriter::Rewriter(Model& model, Graph& graph, std::string passName, std::string graphPath,
                    std::vector<Change>& changes, std::vector<Remark>& remarks)
     : model_(model), graph_(graph), pass_(std::move(passName)), graphPath_(std::move(graphPath)),
-      changes_(changes), remarks_(remarks) {}
+      changes_(changes), remarks_(remarks), graphAlive_(graph_.beginReferenceChecks()) {}
+
+Rewriter::~Rewriter() {
+    if (!graphAlive_.expired()) graph_.endReferenceChecks();
+}
+
+namespace {
+/// Every edit ends by invalidating the Node&/Value& references handed out before it (checked
+/// builds, Graph::invalidateReferences): callers hold ids across edits, never references.
+struct EditScope {
+    Graph& g;
+    explicit EditScope(Graph& graph) : g(graph) {}
+    ~EditScope() { g.invalidateReferences(); }
+    EditScope(const EditScope&) = delete;
+    EditScope& operator=(const EditScope&) = delete;
+};
+}  // namespace
 
 std::vector<std::string> Rewriter::namesOf(const std::vector<NodeId>& nodes) const {
     std::vector<std::string> out;
@@ -54,10 +70,12 @@ std::vector<NodeId> Rewriter::originsOf(NodeId n) const {
 }
 
 ValueId Rewriter::newValue(const std::string& hint, TypeInfo type) {
+    EditScope edit(graph_);
     return graph_.addValue(graph_.uniqueValueName(hint.empty() ? "v" : hint), std::move(type));
 }
 
 ValueId Rewriter::newInitializer(const std::string& hint, TensorPtr tensor) {
+    EditScope edit(graph_);
     changed_ = true;
     return graph_.addInitializer(graph_.uniqueValueName(hint.empty() ? "const" : hint), std::move(tensor));
 }
@@ -65,6 +83,7 @@ ValueId Rewriter::newInitializer(const std::string& hint, TensorPtr tensor) {
 NodeId Rewriter::addNode(const std::string& opType, std::vector<ValueId> inputs, std::vector<ValueId> outputs,
                          std::vector<Attribute> attrs, const std::vector<NodeId>& replaces, const std::string& reason,
                          const std::string& nameHint, const std::string& domain) {
+    EditScope edit(graph_);
     std::vector<NodeId> provenance;
     for (NodeId r : replaces)
         for (NodeId o : originsOf(r)) provenance.push_back(o);
@@ -88,6 +107,7 @@ NodeId Rewriter::addNode(const std::string& opType, std::vector<ValueId> inputs,
 NodeId Rewriter::addDerivedNode(const std::string& opType, std::vector<ValueId> inputs, std::vector<ValueId> outputs,
                                 std::vector<Attribute> attrs, NodeId derivedFrom, const std::string& reason,
                                 const std::string& nameHint, const std::string& domain) {
+    EditScope edit(graph_);
     NodeId id = addNode(opType, std::move(inputs), std::move(outputs), std::move(attrs), {}, reason, nameHint, domain);
     if (derivedFrom == kNone) return id;
     std::vector<NodeId> origins = originsOf(derivedFrom);
@@ -97,17 +117,20 @@ NodeId Rewriter::addDerivedNode(const std::string& opType, std::vector<ValueId> 
 }
 
 ValueId Rewriter::newValueNamed(const std::string& name, TypeInfo type) {
+    EditScope edit(graph_);
     if (graph_.findValue(name)) throw Error(ErrorKind::Internal, "value name '" + name + "' is already taken");
     return graph_.addValue(name, std::move(type));
 }
 
 ValueId Rewriter::valueOrCapture(const std::string& name) {
+    EditScope edit(graph_);
     if (auto v = graph_.findValue(name)) return *v;
     if (graphPath_.empty()) throw Error(ErrorKind::Internal, "valueOrCapture: the main graph has no value '" + name + "'");
     return graph_.addOuterScopeValue(name);
 }
 
 ValueId Rewriter::addGraphInput(const std::string& name, TypeInfo type, const std::string& reason) {
+    EditScope edit(graph_);
     if (graph_.findValue(name)) throw Error(ErrorKind::Internal, "value name '" + name + "' is already taken");
     ValueId v = graph_.addInput(name, std::move(type));
     Change& c = record(ChangeKind::Added, {}, reason);
@@ -116,6 +139,7 @@ ValueId Rewriter::addGraphInput(const std::string& name, TypeInfo type, const st
 }
 
 void Rewriter::setGraphOutputs(std::vector<ValueId> outputs, const std::string& reason) {
+    EditScope edit(graph_);
     if (outputs == graph_.outputs()) return;
     graph_.setOutputs(std::move(outputs));
     Change& c = record(ChangeKind::Modified, {}, reason);
@@ -123,14 +147,19 @@ void Rewriter::setGraphOutputs(std::vector<ValueId> outputs, const std::string& 
 }
 
 void Rewriter::renameValue(ValueId v, const std::string& name) {
+    EditScope edit(graph_);
     if (graph_.value(v).name == name) return;
     if (graph_.findValue(name)) throw Error(ErrorKind::Internal, "value name '" + name + "' is already taken");
     graph_.renameValue(v, name);
 }
 
-void Rewriter::setValueType(ValueId v, TypeInfo type) { graph_.value(v).type = std::move(type); }
+void Rewriter::setValueType(ValueId v, TypeInfo type) {
+    EditScope edit(graph_);
+    graph_.value(v).type = std::move(type);
+}
 
 void Rewriter::setNodeAnnotations(NodeId n, std::vector<StringPair> metadataProps, std::string docString) {
+    EditScope edit(graph_);
     Node& node = graph_.node(n);
     node.metadataProps = std::move(metadataProps);
     node.docString = std::move(docString);
@@ -139,6 +168,7 @@ void Rewriter::setNodeAnnotations(NodeId n, std::vector<StringPair> metadataProp
 NodeId Rewriter::replaceNodes(const std::vector<NodeId>& group, const std::string& opType, std::vector<ValueId> inputs,
                               std::vector<ValueId> outputs, std::vector<Attribute> attrs, const std::string& reason,
                               const std::string& nameHint, const std::string& domain) {
+    EditScope edit(graph_);
     std::vector<NodeId> provenance;
     for (NodeId r : group)
         for (NodeId o : originsOf(r)) provenance.push_back(o);
@@ -169,6 +199,7 @@ NodeId Rewriter::replaceNodes(const std::vector<NodeId>& group, const std::strin
 }
 
 void Rewriter::replaceAllUsesWith(ValueId from, ValueId to, const std::string& reason) {
+    EditScope edit(graph_);
     std::vector<NodeId> readers = graph_.value(from).consumers;
     std::sort(readers.begin(), readers.end());
     readers.erase(std::unique(readers.begin(), readers.end()), readers.end());
@@ -178,6 +209,7 @@ void Rewriter::replaceAllUsesWith(ValueId from, ValueId to, const std::string& r
 }
 
 void Rewriter::bypassNode(NodeId n, size_t inputIndex, size_t outputIndex, const std::string& reason) {
+    EditScope edit(graph_);
     Node& node = graph_.node(n);
     ValueId in = node.inputs.at(inputIndex);
     ValueId out = node.outputs.at(outputIndex);
@@ -215,6 +247,7 @@ void Rewriter::bypassNode(NodeId n, size_t inputIndex, size_t outputIndex, const
 }
 
 void Rewriter::setInput(NodeId n, size_t slot, ValueId v, const std::string& reason) {
+    EditScope edit(graph_);
     ValueId old = slot < graph_.node(n).inputs.size() ? graph_.node(n).inputs[slot] : kNone;
     graph_.setNodeInput(n, slot, v);
     Change& c = record(ChangeKind::Rewired, {n}, reason);
@@ -222,18 +255,21 @@ void Rewriter::setInput(NodeId n, size_t slot, ValueId v, const std::string& rea
 }
 
 void Rewriter::setAttribute(NodeId n, Attribute a, const std::string& reason) {
+    EditScope edit(graph_);
     graph_.node(n).setAttr(std::move(a));
     graph_.noteSubgraphs(n);
     record(ChangeKind::Modified, {n}, reason);
 }
 
 bool Rewriter::removeAttribute(NodeId n, const std::string& name, const std::string& reason) {
+    EditScope edit(graph_);
     if (!graph_.node(n).removeAttr(name)) return false;
     record(ChangeKind::Modified, {n}, reason);
     return true;
 }
 
 void Rewriter::eraseNode(NodeId n, const std::string& reason) {
+    EditScope edit(graph_);
     std::string name = graph_.node(n).displayName();
     std::vector<ValueId> outs = graph_.node(n).outputs;
     for (ValueId v : outs)
@@ -248,6 +284,7 @@ void Rewriter::eraseNode(NodeId n, const std::string& reason) {
 }
 
 ValueId Rewriter::foldToConstant(ValueId v, TensorPtr tensor, const std::string& reason) {
+    EditScope edit(graph_);
     Value& val = graph_.value(v);
     NodeId producer = val.producer;
     std::string producerName = producer != kNone ? graph_.node(producer).displayName() : std::string();
@@ -284,6 +321,7 @@ ValueId Rewriter::foldToConstant(ValueId v, TensorPtr tensor, const std::string&
 }
 
 void Rewriter::removeInitializer(ValueId v, const std::string& reason) {
+    EditScope edit(graph_);
     Value& val = graph_.value(v);
     if (!val.consumers.empty() || val.isGraphOutput)
         throw Error(ErrorKind::Internal, "removeInitializer: '" + val.name + "' is still read");
@@ -338,7 +376,10 @@ void Rewriter::requireIrVersion(int64_t version, const std::string& reason) {
     c.nodeNames = {"ir_version " + std::to_string(version)};
 }
 
-void Rewriter::restoreTopologicalOrder() { graph_.sortTopologically(); }
+void Rewriter::restoreTopologicalOrder() {
+    EditScope edit(graph_);
+    graph_.sortTopologically();
+}
 
 bool Rewriter::isCapturedBySubgraph(ValueId v) const {
     const std::string& name = graph_.value(v).name;
@@ -350,6 +391,7 @@ bool Rewriter::isCapturedBySubgraph(ValueId v) const {
 }
 
 void Rewriter::removeDeadValues() {
+    EditScope edit(graph_);
     auto isDead = [&](ValueId v) {
         if (!graph_.hasValue(v)) return false;
         const Value& val = graph_.value(v);

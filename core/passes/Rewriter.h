@@ -1,6 +1,10 @@
 #pragma once
 // The one door through which passes mutate a graph. Every method records a Change (with pass
 // name, rule, provenance and a human reason), so "what changed" is written once, here.
+// Hold ids, never a Node& or Value&, across an edit: every edit invalidates the references the
+// graph handed out before it, and AddressSanitizer builds report a read through a kept one
+// (Graph::beginReferenceChecks).
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -13,6 +17,9 @@ class Rewriter {
 public:
     Rewriter(ir::Model& model, ir::Graph& graph, std::string passName, std::string graphPath,
              std::vector<Change>& changes, std::vector<Remark>& remarks);
+    ~Rewriter();
+    Rewriter(const Rewriter&) = delete;
+    Rewriter& operator=(const Rewriter&) = delete;
 
     /// Read-only views: every edit goes through the methods below, which record it.
     const ir::Model& model() const { return model_; }
@@ -127,6 +134,7 @@ private:
     std::vector<Change>& changes_;
     std::vector<Remark>& remarks_;
     bool changed_ = false;
+    std::weak_ptr<const void> graphAlive_;  ///< expires if a pass erased this (sub)graph
 };
 
 }  // namespace passlens::passes

@@ -276,7 +276,8 @@ void rewriteScatterBoxFills(Rewriter& rw, const shape::ShapeAnalysis& a, bool ca
     const bool canBuild = rw.model().opsetFor("") >= 13;
     BoxBuilder builder(rw);
     bool added = false;
-    for (NodeId id : g.nodeOrder()) {
+    const std::vector<NodeId> order = g.nodeOrder();  // a copy: the loop edits the graph
+    for (NodeId id : order) {
         if (!g.hasNode(id)) continue;
         const Node& n = g.node(id);
         if (n.opType != "ScatterND" || !(n.domain.empty() || n.domain == "ai.onnx") || n.inputs.size() != 3 ||

@@ -105,10 +105,10 @@ private:
             const std::string why = n.displayName() + " reads '" + g.value(n.inputs[0]).name + "', whose shape " +
                                     g.value(n.inputs[0]).type.shape->toString() + " is provably that of '" +
                                     g.value(kept.inputs[0]).name + "' (read by " + kept.displayName() + ")";
-            const std::string name = n.displayName();
+            const std::string applied = n.displayName() + " merged into " + kept.displayName() + ": " + why;
             rw.replaceAllUsesWith(out, kept.outputs[0], why);
             rw.eraseNode(id, why);
-            rw.applied({it->second}, name + " merged into " + kept.displayName() + ": " + why);
+            rw.applied({it->second}, applied);
         }
     }
 
@@ -233,8 +233,9 @@ private:
                                 g.value(source).name + "'";
         ir::Shape vecShape;
         vecShape.dims.push_back(ir::Dim::of((int64_t)s.values->size()));
+        const std::string nameHint = n.displayName() + "_shape";  // n is not read after the first edit
         ValueId shaped = rw.newValue(g.value(out).name + "_shape", TypeInfo::tensor(DataType::Int64, vecShape));
-        NodeId added = rw.addNode("Shape", {source}, {shaped}, {}, {id}, why, n.displayName() + "_shape");
+        NodeId added = rw.addNode("Shape", {source}, {shaped}, {}, {id}, why, nameHint);
         rw.replaceAllUsesWith(out, shaped, why);
         rw.applied({added}, why);
         return shaped;

@@ -1,4 +1,4 @@
-// expect-error: discards qualifiers|drops 'const' qualifier|const-qualified
+// expect-error: discards qualifiers|drops 'const' qualifier|const-qualified|but function is not marked const
 // A pass may not add a value behind the Rewriter's back: graph() is const.
 #include "passes/Pass.h"
 

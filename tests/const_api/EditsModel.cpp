@@ -1,4 +1,4 @@
-// expect-error: discards qualifiers|drops 'const' qualifier|read-only|const-qualified
+// expect-error: discards qualifiers|drops 'const' qualifier|read-only|const-qualified|but function is not marked const
 // A pass may not edit the model's opset imports or functions directly: model() is const.
 #include "passes/Pass.h"
 

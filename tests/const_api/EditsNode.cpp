@@ -1,4 +1,4 @@
-// expect-error: discards qualifiers|drops 'const' qualifier|read-only|const-qualified
+// expect-error: discards qualifiers|drops 'const' qualifier|read-only|const-qualified|but function is not marked const|but method is not marked const
 // A pass may not retype a node in place: nodes reached through the Rewriter are const.
 #include "passes/Pass.h"
 

@@ -6,7 +6,6 @@
 #include <fstream>
 
 #include <algorithm>
-#include <chrono>
 #include <filesystem>
 
 #include "gen/malformed/MalformedModels.h"
@@ -49,10 +48,9 @@ TEST_P(MalformedCli, EveryCommandFailsCleanly) {
     std::string outDir = test::tempDir("out");
     for (const auto& c : everyCommand(path, outDir)) {
         SCOPED_TRACE(m.name + " (" + m.defect + "): passlens-cli " + c.command);
-        auto start = std::chrono::steady_clock::now();
+        // No time limit here (CTest's timeout catches a hang): wall time under a loaded, instrumented
+        // build says nothing about the product; tests/bench times the commands.
         auto r = test::runCli(c.args);
-        double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-        EXPECT_LT(seconds, 20.0);
         EXPECT_LT(r.exitCode, 128) << "killed by signal " << r.exitCode - 128 << "\n" << r.err;
         bool mustFail = !m.validButHeavy || c.command == "run";
         if (!mustFail && r.exitCode == 0) continue;

@@ -3,9 +3,10 @@
 # (tests/models/*_opset*.onnx): info, optimize at every level with --verify (the interpreter checks
 # each pass), the optimized model equal to the opset-17 original in ONNX Runtime, explain, memplan,
 # domtree, render and diff; `grad` on every export (the hand-made new-op model must be refused by op name). Prints one line per failure and exits 1 if any.
-#   tests/models/cli_on_exports.sh PASSLENS_CLI FIXTURES_DIR WORK_DIR
+#   tests/models/cli_on_exports.sh PASSLENS_CLI FIXTURES_DIR WORK_DIR [OPSET]
+# OPSET (18, 20, 21 or 23) checks only the rewrites to that opset (CTest runs one test per opset).
 set -u
-cli=$1 fixtures=$2 work=$3
+cli=$1 fixtures=$2 work=$3 only=${4:-}
 here=$(cd "$(dirname "$0")" && pwd)
 mkdir -p "$work"
 failures=0 checked=0 ort_skipped=0
@@ -26,6 +27,7 @@ run() {  # run LABEL CMD... : the command must exit 0 (or 1 for diff: "the model
 for model in "$fixtures"/*_opset1[89].onnx "$fixtures"/*_opset2[0-3].onnx "$fixtures"/*_opset2[0-3]_handgelu.onnx; do
   [ -f "$model" ] || continue
   name=$(basename "$model" .onnx)
+  if [ -n "$only" ]; then case "$name" in *_opset"$only"|*_opset"$only"_*) ;; *) continue ;; esac; fi
   original="$fixtures/$(echo "$name" | sed 's/_opset[0-9]*\(_handgelu\)\{0,1\}$//').onnx"
   checked=$((checked + 1))
   run "$name info" "$cli" info "$model" || continue

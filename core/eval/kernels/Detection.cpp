@@ -60,9 +60,9 @@ std::vector<TensorPtr> nonMaxSuppression(KernelContext& c) {
     std::vector<Box> kept;
     for (int64_t b = 0; b < B; ++b) {
         std::vector<Box> bb(static_cast<size_t>(N));
-        for (int64_t i = 0; i < N; ++i) bb[i] = boxAt(&boxes[(b * N + i) * 4], centerPoint);
+        for (int64_t i = 0; i < N; ++i) bb[i] = boxAt(boxes.data() + (b * N + i) * 4, centerPoint);
         for (int64_t cl = 0; cl < C; ++cl) {
-            const float* s = &scores[(b * C + cl) * N];
+            const float* s = scores.data() + (b * C + cl) * N;  // no element to index when N = 0
             order.clear();
             for (int64_t i = 0; i < N; ++i)
                 if (!filterScores || s[i] > scoreThreshold) order.push_back(i);

@@ -72,6 +72,7 @@ bool reassociate(Rewriter& rw, NodeId id, Revisit& revisit) {
     const ValueId x = inner.inputs[1 - ics], c1 = inner.inputs[ics];
     if (g.value(x).initializer) return false;  // all-constant: constant folding's job
     const std::string op = n.opType;  // n is erased by replaceNodes below
+    const ValueId out = n.outputs[0];
     const bool multiply = op == "Mul";
     const std::string sym = multiply ? "·" : "+";
     rw.setRule(multiply ? "reassociate-mul" : "reassociate-add");
@@ -106,7 +107,7 @@ bool reassociate(Rewriter& rw, NodeId id, Revisit& revisit) {
                                         makeTensorOf(DataType::Float, *cDims, values));
     const std::string why = "(x" + sym + "c1)" + sym + "c2 = x" + sym + "(c1" + sym + "c2): '" + g.value(c1).name +
                             "' and '" + g.value(c2).name + "' combined into one constant";
-    const NodeId merged = rw.replaceNodes({innerId, id}, op, {x, c}, {n.outputs[0]}, {}, why, name);
+    const NodeId merged = rw.replaceNodes({innerId, id}, op, {x, c}, {out}, {}, why, name);
     rw.applied({merged}, innerName + " and " + name + ": " + why);
     revisit.push_back(merged);
     return true;

@@ -82,17 +82,19 @@ bool mergeReluClip(Rewriter& rw, NodeId id, Revisit& revisit) {
     const float lo = std::max(b->lo, 0.f);
     std::vector<ValueId> inputs{x};
     std::vector<Attribute> attrs;
-    if (b->fromInputs) {
-        inputs.push_back(rw.newInitializer(clip.displayName() + "_min", makeTensorOf<float>(DataType::Float, {}, {lo})));
-        const bool hasHi = clip.inputs.size() > 2 && clip.inputs[2] != kNone;
-        if (hasHi) inputs.push_back(clip.inputs[2]);
-    } else {
-        attrs.push_back(Attribute::makeFloat("min", lo));
-        if (clip.attr("max")) attrs.push_back(Attribute::makeFloat("max", b->hi));
-    }
-    const std::string why = pair + ": Relu and Clip merge into one Clip with min " + std::to_string(lo);
+    // Read the nodes before the first edit (newInitializer): no reference is kept past it.
     const std::string clipName = clip.displayName();
     const ValueId out = outer.outputs[0];
+    const ValueId hi = clip.inputs.size() > 2 ? clip.inputs[2] : kNone;
+    const bool hasMaxAttr = clip.attr("max") != nullptr;
+    if (b->fromInputs) {
+        inputs.push_back(rw.newInitializer(clipName + "_min", makeTensorOf<float>(DataType::Float, {}, {lo})));
+        if (hi != kNone) inputs.push_back(hi);
+    } else {
+        attrs.push_back(Attribute::makeFloat("min", lo));
+        if (hasMaxAttr) attrs.push_back(Attribute::makeFloat("max", b->hi));
+    }
+    const std::string why = pair + ": Relu and Clip merge into one Clip with min " + std::to_string(lo);
     const NodeId merged = rw.replaceNodes({innerId, id}, "Clip", inputs, {out}, attrs, why, clipName);
     rw.applied({merged}, why);
     revisit.push_back(merged);

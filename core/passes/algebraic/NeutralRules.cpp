@@ -83,8 +83,9 @@ bool divToMul(Rewriter& rw, NodeId id, Revisit& revisit) {
         inv[i] = r;
     }
     const std::string name = n.displayName();
+    const ValueId x = n.inputs[0], out = n.outputs[0];  // n is not read after the first edit
     ValueId recip = rw.newInitializer(c.name + "_reciprocal", makeTensorOf(DataType::Float, t.dims, inv));
-    NodeId mul = rw.replaceNodes({id}, "Mul", {n.inputs[0], recip}, {n.outputs[0]}, {},
+    NodeId mul = rw.replaceNodes({id}, "Mul", {x, recip}, {out}, {},
                                  name + ": division by a constant is multiplication by its reciprocal", name);
     rw.applied({mul}, name + ": x / c rewritten as x * (1/c)");
     revisit.push_back(mul);

@@ -91,12 +91,13 @@ bool sinkReshapeToUnsqueeze(Rewriter& rw, NodeId id, Revisit& revisit) {
     const ValueId x = g.node(unsqueeze).inputs[0];
     rw.setRule("reshape-through-elementwise");
     const std::string name = r.displayName();
+    const ValueId rShape = r.inputs[1], rOut = r.outputs[0];  // r is not read after the first edit
     const std::string why = name + " of " + g.node(top).displayName() + " (elementwise over " +
                             g.node(unsqueeze).displayName() + " and scalars): the Unsqueeze's input takes the Reshape";
     auto typed = [&](DataType t) { return outType.isTensor() ? TypeInfo::tensor(t, outType.shape) : TypeInfo{}; };
     std::map<ValueId, ValueId> renamed;
     const ValueId reshaped = rw.newValue(g.value(x).name + "_reshaped", typed(g.value(cone->leaf).type.elemType));
-    revisit.push_back(rw.addNode("Reshape", {x, r.inputs[1]}, {reshaped}, {}, {unsqueeze, id}, why, name));
+    revisit.push_back(rw.addNode("Reshape", {x, rShape}, {reshaped}, {}, {unsqueeze, id}, why, name));
     renamed[cone->leaf] = reshaped;
     // The chain again in graph order, over the reshaped values; the top takes the Reshape's output.
     const std::vector<ValueId> topInputs = g.node(top).inputs;
@@ -109,7 +110,7 @@ bool sinkReshapeToUnsqueeze(Rewriter& rw, NodeId id, Revisit& revisit) {
         std::vector<ValueId> in;
         for (ValueId i : copy.inputs) in.push_back(renamed.count(i) ? renamed[i] : i);
         if (n == top) {
-            newTop = rw.replaceNodes({top, id}, copy.opType, in, {r.outputs[0]}, copy.attributes, why, copy.displayName());
+            newTop = rw.replaceNodes({top, id}, copy.opType, in, {rOut}, copy.attributes, why, copy.displayName());
             continue;
         }
         const ValueId out = rw.newValue(rw.graph().value(copy.outputs[0]).name + "_reshaped",

@@ -57,11 +57,11 @@ bool mergeReshapes(Rewriter& rw, NodeId id, Revisit& revisit) {
         }
     }
     ValueId shape = n.inputs[1];
+    const ValueId x = inner.inputs[0], out = n.outputs[0];  // read before the first edit
+    std::vector<Attribute> attrs = n.attributes;
     if (merged != *target)
         shape = rw.newInitializer(g.value(shape).name + "_resolved",
                                   makeTensorOf<int64_t>(DataType::Int64, {(int64_t)merged.size()}, merged));
-    const ValueId x = inner.inputs[0], out = n.outputs[0];
-    std::vector<Attribute> attrs = n.attributes;
     const NodeId merged_ = rw.replaceNodes({innerId, id}, "Reshape", {x, shape}, {out}, attrs,
                                            innerName + " and " + name + " merged: only the last target shape matters", name);
     rw.applied({merged_}, innerName + " and " + name + " merged into one Reshape to " + intsText(merged));

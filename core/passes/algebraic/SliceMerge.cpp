@@ -135,6 +135,7 @@ bool mergeSlices(Rewriter& rw, NodeId id, Revisit& revisit) {
     const std::vector<int64_t>& axesB = innerFirst ? *axes2 : *axes1;
     const std::string why = innerName + " and " + name + " cut different axes of '" + g.value(x).name +
                             "': one Slice cuts them all";
+    const ValueId out = outer.outputs[0];  // outer is not read after the first edit
     const ValueId starts = rw.newInitializer(name + "_starts", int64Vector(joined(a.starts, b.starts)));
     const ValueId axes = rw.newInitializer(name + "_axes", int64Vector(joined(axesA, axesB)));
     const ValueId steps = rw.newInitializer(name + "_steps", int64Vector(joined(a.steps, b.steps)));
@@ -148,7 +149,6 @@ bool mergeSlices(Rewriter& rw, NodeId id, Revisit& revisit) {
         rw.addNode("Shape", {lo.of}, {ends}, {Attribute::makeInt("start", lo.start), Attribute::makeInt("end", hi.end)}, {},
                    why, name + "_ends");
     }
-    const ValueId out = outer.outputs[0];
     const NodeId merged = rw.replaceNodes({innerId, id}, "Slice", {x, starts, ends, axes, steps}, {out}, {}, why, name);
     // The Slice stands where the outer one stood; a new Shape comes last in the list.
     if (!(ends1 && ends2)) rw.restoreTopologicalOrder();

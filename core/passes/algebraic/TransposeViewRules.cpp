@@ -110,17 +110,18 @@ bool viewTransposeReshape(Rewriter& rw, NodeId id, Revisit& revisit) {
     rw.setRule("view-transpose-reshape");
     const std::string name = n.displayName(), vName = v.displayName(), tName = t.displayName();
     const ValueId out = n.outputs[0], shape = n.inputs[1];
+    const std::vector<Attribute> attrs = n.attributes;  // n is not read after the first edit
     const std::string why = vName + " only splits dims that " + tName + " keeps together and in order: " +
                             (keepsOrder ? name + " reads x directly" : "the Transpose moves x's dims instead");
     NodeId result = kNone;
     if (keepsOrder) {
-        result = rw.replaceNodes({vId, tId, id}, "Reshape", {x, shape}, {out}, n.attributes, why, name);
+        result = rw.replaceNodes({vId, tId, id}, "Reshape", {x, shape}, {out}, attrs, why, name);
     } else {
         Shape movedShape;
         for (int64_t p : newPerm) movedShape.dims.push_back((*in)[(size_t)p]);
         const ValueId moved = rw.newValue(g.value(transposed).name + "_of_input", TypeInfo::tensor(g.value(x).type.elemType, movedShape));
         rw.addNode("Transpose", {x}, {moved}, {Attribute::makeInts("perm", newPerm)}, {}, why, tName);
-        result = rw.replaceNodes({vId, tId, id}, "Reshape", {moved, shape}, {out}, n.attributes, why, name);
+        result = rw.replaceNodes({vId, tId, id}, "Reshape", {moved, shape}, {out}, attrs, why, name);
         rw.restoreTopologicalOrder();
     }
     rw.applied({result}, why);

@@ -46,12 +46,12 @@ bool mergeUnsqueezes(Rewriter& rw, NodeId id, Revisit& revisit) {
     rw.setRule("unsqueeze-unsqueeze");
     std::vector<ValueId> inputs{x};
     std::vector<Attribute> attrs;
+    const ValueId out = outer.outputs[0];  // outer is not read after the first edit
     if (outer.attr("axes")) {
         attrs.push_back(Attribute::makeInts("axes", axes));
     } else {
         inputs.push_back(rw.newInitializer(name + "_axes", makeTensorOf<int64_t>(DataType::Int64, {(int64_t)axes.size()}, axes)));
     }
-    const ValueId out = outer.outputs[0];
     const NodeId merged = rw.replaceNodes({innerId, id}, "Unsqueeze", inputs, {out}, attrs, why, name);
     rw.applied({merged}, why);
     revisit.push_back(merged);

@@ -136,9 +136,9 @@ bool sinkUnsqueezeThroughElementwise(Rewriter& rw, NodeId id, Revisit& revisit) 
     std::vector<Attribute> axesAttr;
     if (const Attribute* a = outer.attr("axes")) axesAttr.push_back(*a);
     const ValueId axes = axesAttr.empty() ? outer.inputs[1] : kNone;
+    const ValueId out = outer.outputs[0];  // outer is not read once the sinker edits the graph
     Sinker sinker(rw, axes, axesAttr, rank, *inserted, why, revisit);
     std::vector<ValueId> in = sinker.operands(f);
-    const ValueId out = outer.outputs[0];
     const NodeId root = rw.replaceNodes({fId, id}, f.opType, in, {out}, f.attributes, why, f.displayName());
     // Readers before what they read: the list is in post-order.
     for (auto it = sinker.retired().rbegin(); it != sinker.retired().rend(); ++it)

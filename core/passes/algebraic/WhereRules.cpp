@@ -136,8 +136,9 @@ bool mergeNestedWheres(Rewriter& rw, NodeId id, Revisit& revisit) {
     }
     rw.setRule("where-nested-condition");
     const ValueId innerOut = outer.inputs[2];
+    const std::vector<ValueId> outerInputs = outer.inputs;  // setInput edits: no reference is read after it
     for (size_t slot = 0; slot < 3; ++slot)
-        if (outer.inputs[slot] != inputs[slot]) rw.setInput(id, slot, inputs[slot], why);
+        if (outerInputs[slot] != inputs[slot]) rw.setInput(id, slot, inputs[slot], why);
     eraseDeadChain(rw, innerOut, why);  // the inner Where and its negated condition, when read nowhere else
     rw.applied({id}, why);
     revisit.push_back(id);

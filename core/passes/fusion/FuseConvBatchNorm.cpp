@@ -83,12 +83,14 @@ void FuseConvBatchNorm::runImpl(PassContext& ctx) const {
                 post[size_t(c)] = double(beta->as<float>()[c]);
             }
             const auto [newW, newB] = pattern::foldChannelAffine(*w, b, pre, scale, post);
+            // Everything read from the two nodes is read here, before the first edit.
             const std::string convName = conv.displayName();
-            ValueId wv = rw.newInitializer(g.value(conv.inputs[1]).name + "_bn_folded", makeTensorOf(DataType::Float, w->dims, newW));
-            ValueId bv = rw.newInitializer(convName + ".bias_bn_folded", makeTensorOf(DataType::Float, {channels}, newB));
             std::vector<Attribute> attrs = conv.attributes;
-            ValueId input = conv.inputs[0];
-            ValueId out = bn.outputs[0];
+            const ValueId input = conv.inputs[0];
+            const ValueId out = bn.outputs[0];
+            const std::vector<int64_t> wDims = w->dims;
+            ValueId wv = rw.newInitializer(g.value(conv.inputs[1]).name + "_bn_folded", makeTensorOf(DataType::Float, wDims, newW));
+            ValueId bv = rw.newInitializer(convName + ".bias_bn_folded", makeTensorOf(DataType::Float, {channels}, newB));
             // The constants the pair read: the ones nothing else reads go with the pair.
             for (NodeId n : {convId, bnId})
                 for (size_t i = 1; i < g.node(n).inputs.size(); ++i)

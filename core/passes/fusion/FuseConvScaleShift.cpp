@@ -68,13 +68,14 @@ void FuseConvScaleShift::runImpl(PassContext& ctx) const {
                                                 : foldChannelAffine(*w, b.get(), zeros, ones, *coeff);
                 std::vector<ValueId> oldConstants{conv.inputs[1], k};
                 if (b) oldConstants.push_back(conv.inputs[2]);
+                // Everything read from the two nodes is read here, before the first edit.
                 const std::string convName = conv.displayName();
-                ValueId wv = isMul ? rw.newInitializer(g.value(conv.inputs[1]).name + "_scaled", makeTensorOf(DataType::Float, w->dims, newW))
-                                   : conv.inputs[1];
-                ValueId bv = rw.newInitializer(convName + ".bias_folded", makeTensorOf(DataType::Float, {channels}, newB));
                 std::vector<Attribute> attrs = conv.attributes;
-                ValueId x = conv.inputs[0];
-                ValueId out = op.outputs[0];
+                const ValueId x = conv.inputs[0], weights = conv.inputs[1];
+                const ValueId out = op.outputs[0];
+                ValueId wv = isMul ? rw.newInitializer(g.value(weights).name + "_scaled", makeTensorOf(DataType::Float, w->dims, newW))
+                                   : weights;
+                ValueId bv = rw.newInitializer(convName + ".bias_folded", makeTensorOf(DataType::Float, {channels}, newB));
                 convId = rw.replaceNodes({convId, opId}, "Conv", {x, wv, bv}, {out}, std::move(attrs),
                                          pair + ": the per-channel " + (isMul ? "scale" : "shift") + " folded into the Conv's " +
                                              (isMul ? "weights and bias" : "bias"),

@@ -74,14 +74,16 @@ void FusePRelu::runImpl(PassContext& ctx) const {
                     rw.missed(group, where + " not fused: " + blocked, {blockedValue});
                     break;
                 }
+                const ValueId topOut = top.outputs[0];  // top is not read after the first edit
+                const std::string nameHint = top.displayName() + ".prelu";
                 ValueId slopeValue = alpha;
                 if (!isSub) {
                     std::vector<float> negated;
                     for (double s : *slope) negated.push_back(float(-s));
                     slopeValue = rw.newInitializer(g.value(alpha).name + "_negated", makeTensorOf(DataType::Float, aDims, negated));
                 }
-                NodeId fused = rw.replaceNodes(group, "PRelu", {x, slopeValue}, {top.outputs[0]}, {},
-                                               where + ": Relu(x) and a scaled Relu(−x) are PRelu(x, α)", top.displayName() + ".prelu");
+                NodeId fused = rw.replaceNodes(group, "PRelu", {x, slopeValue}, {topOut}, {},
+                                               where + ": Relu(x) and a scaled Relu(−x) are PRelu(x, α)", nameHint);
                 rw.applied({fused}, where + ": 5 nodes fused into PRelu");
                 removeUnreadConstants(rw, {alpha}, "PReLU fusion");
                 break;

@@ -33,13 +33,14 @@ void convertNode(Rewriter& rw, NodeId n, const Perm& in, const Perm& out, const 
                  const std::string& reason) {
     const Graph& g = rw.graph();
     const Node& node = g.node(n);
+    // Copies before the first edit: the node is replaced below.
     ValueId x = node.inputs[0], y = node.outputs[0];
-    ValueId xt = rw.newValue(g.value(x).name + (domain.empty() ? "_nchw" : "_nhwc"), permutedType(g.value(x).type, in));
-    ValueId yt = rw.newValue(g.value(y).name + (domain.empty() ? "_nchw" : "_nhwc"), permutedType(g.value(y).type, in));
     std::vector<ValueId> inputs = node.inputs;
-    inputs[0] = xt;
     const std::string opType = node.opType, name = node.name;
     std::vector<Attribute> attrs = node.attributes;
+    ValueId xt = rw.newValue(g.value(x).name + (domain.empty() ? "_nchw" : "_nhwc"), permutedType(g.value(x).type, in));
+    ValueId yt = rw.newValue(g.value(y).name + (domain.empty() ? "_nchw" : "_nhwc"), permutedType(g.value(y).type, in));
+    inputs[0] = xt;
     NodeId moved = rw.replaceNodes({n}, opType, inputs, {yt}, attrs, reason, name, domain);
     rw.addNode("Transpose", {x}, {xt}, {Attribute::makeInts("perm", in)}, {}, reason, "Transpose");
     rw.addNode("Transpose", {yt}, {y}, {Attribute::makeInts("perm", out)}, {}, reason, "Transpose");

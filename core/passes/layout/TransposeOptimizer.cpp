@@ -204,6 +204,9 @@ private:
         const std::string reason = "Transpose " + permText(*perm) + " pushed below " + name;
         rw_.setRule("transpose-push-" + node.opType);
         std::vector<ValueId> inputs = node.inputs;
+        // Read the node before the first edit below: it is replaced, and no reference survives an edit.
+        std::vector<ValueId> oldOuts = node.outputs, newOuts = node.outputs;
+        const std::string opType = node.opType, nodeName = node.name, domain = node.domain;
         std::vector<std::pair<ValueId, ValueId>> inserted;
         std::vector<ValueId> oldInputs;
         for (size_t s = 0; s < plans.size(); ++s) {
@@ -228,7 +231,6 @@ private:
             if (inputs[slot] != kNone) oldInputs.push_back(inputs[slot]);
             inputs[slot] = rw_.newInitializer(hint + "_perm", tensor);
         }
-        std::vector<ValueId> oldOuts = node.outputs, newOuts = node.outputs;
         const bool outputTransposed = !isIdentity(outPerm);
         if (outputTransposed)
             for (size_t k : outs)
@@ -236,7 +238,6 @@ private:
                                           permutedType(g_.value(oldOuts[k]).type, invert(outPerm)));
         std::vector<bool> read(oldOuts.size(), false);
         for (size_t k : outs) read[k] = !g_.value(oldOuts[k]).consumers.empty() || g_.value(oldOuts[k]).isGraphOutput;
-        const std::string opType = node.opType, nodeName = node.name, domain = node.domain;
         NodeId moved = rw_.replaceNodes({c}, opType, inputs, newOuts, edit.attrs, reason, nodeName, domain);
         for (auto [from, to] : inserted)
             rw_.addNode("Transpose", {from}, {to}, {Attribute::makeInts("perm", inv)}, {}, reason, "Transpose");
@@ -302,19 +303,20 @@ private:
             return false;
         }
         std::vector<ValueId> inputs = {a != kNone ? a : node.inputs[0], b != kNone ? b : node.inputs[1]};
+        // Read the node before the first edit (the zero constant below): it is replaced.
+        const std::vector<ValueId> oldInputs = node.inputs, outputs = node.outputs;
+        const std::string nodeName = node.name, shownName = node.displayName();
         if (opset < 11) {  // C is required before opset 11: a zero scalar
             TensorPtr zero = dt == DataType::Float ? makeTensorOf(dt, {}, std::vector<float>{0.f})
                                                    : makeTensorOf(dt, {}, std::vector<double>{0.0});
-            inputs.push_back(rw_.newInitializer(node.displayName() + "_zero", zero));
+            inputs.push_back(rw_.newInitializer(shownName + "_zero", zero));
         }
         std::vector<Attribute> attrs;
         if (a != kNone) attrs.push_back(Attribute::makeInt("transA", 1));
         if (b != kNone) attrs.push_back(Attribute::makeInt("transB", 1));
-        const std::string reason = "MatMul " + node.displayName() + " of a transposed 2-D operand becomes a Gemm with " +
+        const std::string reason = "MatMul " + shownName + " of a transposed 2-D operand becomes a Gemm with " +
                                    (a != kNone ? std::string("transA") : "") + (a != kNone && b != kNone ? " and " : "") +
                                    (b != kNone ? std::string("transB") : "");
-        const std::vector<ValueId> oldInputs = node.inputs, outputs = node.outputs;
-        const std::string nodeName = node.name;
         rw_.setRule("transpose-into-MatMul");
         NodeId gemm = rw_.replaceNodes({c}, "Gemm", inputs, outputs, attrs, reason, nodeName);
         for (ValueId v : oldInputs) dropIfDead(v);

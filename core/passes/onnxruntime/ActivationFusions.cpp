@@ -120,14 +120,15 @@ bool fuseGemm(Rewriter& rw, NodeId gemmId) {
 
 bool inlineHardSwish(Rewriter& rw, NodeId n) {
     const Graph& g = rw.graph();
-    const Node& hs = g.node(n);
-    ValueId x = hs.inputs[0], y = hs.outputs[0];
-    ValueId gate = rw.newValue(hs.name + "_HardSigmoid_Out", g.value(y).type);
+    // Copies, not references: the node is gone once replaceNodes returns.
+    const std::string name = g.node(n).name;
+    const ValueId x = g.node(n).inputs[0], y = g.node(n).outputs[0];
+    ValueId gate = rw.newValue(name + "_HardSigmoid_Out", g.value(y).type);
     NodeId mul = rw.replaceNodes({n}, "Mul", {x, gate}, {y}, {},
                                  "the CPU provider has no HardSwish kernel: its function body (HardSigmoid, Mul) is inlined",
-                                 hs.name.empty() ? "Mul" : hs.name + "_Mul");
+                                 name.empty() ? "Mul" : name + "_Mul");
     rw.addNode("HardSigmoid", {x}, {gate}, {Attribute::makeFloat("alpha", 1.0f / 6.0f), Attribute::makeFloat("beta", 0.5f)}, {mul},
-               "HardSwish function body", hs.name.empty() ? "HardSigmoid" : hs.name + "_HardSigmoid");
+               "HardSwish function body", name.empty() ? "HardSigmoid" : name + "_HardSigmoid");
     rw.applied({mul}, "function inlining: " + q(g, mul) + " and its HardSigmoid stand for a HardSwish (no CPU kernel)");
     return true;
 }

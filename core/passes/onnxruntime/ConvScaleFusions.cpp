@@ -70,15 +70,21 @@ bool fuseConvScale(Rewriter& rw, NodeId convId, const std::string& op) {
     std::vector<ValueId> inputs = conv.inputs;
     inputs.resize(3, kNone);
     const std::string what = q(g, next) + " folded into " + q(g, convId);
+    // Read the two nodes before the first edit: both are replaced below.
+    const std::string name = conv.name;
+    const std::vector<Attribute> attrs = conv.attributes;
+    const ValueId out = scale.outputs[0];
+    const std::string weightName = g.value(conv.inputs[1]).name;
+    const std::string biasName = bias ? g.value(conv.inputs[2]).name : conv.name + "_bias";
     if (op == "Mul") {
         std::vector<double> wv = valuesOf(*w);
         const size_t per = wv.size() / size_t(channels);
         for (size_t i = 0; i < wv.size(); ++i) wv[i] *= at(int64_t(i / per));
-        inputs[1] = rw.newInitializer(g.value(conv.inputs[1]).name + "_mul", withValues(*w, wv));
+        inputs[1] = rw.newInitializer(weightName + "_mul", withValues(*w, wv));
         if (bias) {
             std::vector<double> cb = valuesOf(*bias);
             for (size_t c = 0; c < cb.size(); ++c) cb[c] *= at(int64_t(c));
-            inputs[2] = rw.newInitializer(g.value(conv.inputs[2]).name + "_mul", withValues(*bias, cb));
+            inputs[2] = rw.newInitializer(biasName + "_mul", withValues(*bias, cb));
         }
     } else {
         std::vector<double> cb = bias ? valuesOf(*bias) : std::vector<double>(size_t(channels), 0.0);
@@ -86,11 +92,10 @@ bool fuseConvScale(Rewriter& rw, NodeId convId, const std::string& op) {
         TensorPtr like = bias ? bias : makeTensorOf(w->dtype == DataType::Float ? DataType::Float : DataType::Double, {channels},
                                                     std::vector<float>(size_t(channels), 0.f));
         if (!bias && w->dtype == DataType::Double) like = makeTensorOf(DataType::Double, {channels}, std::vector<double>(size_t(channels), 0.0));
-        inputs[2] = rw.newInitializer((bias ? g.value(conv.inputs[2]).name : conv.name + "_bias") + "_add", withValues(*like, cb));
+        inputs[2] = rw.newInitializer(biasName + "_add", withValues(*like, cb));
     }
     if (inputs[2] == kNone) inputs.resize(2);
-    const std::string name = conv.name;  // the node goes before the name is used
-    NodeId fused = rw.replaceNodes({convId, next}, "Conv", inputs, {scale.outputs[0]}, conv.attributes, rule + ": " + what, name);
+    NodeId fused = rw.replaceNodes({convId, next}, "Conv", inputs, {out}, attrs, rule + ": " + what, name);
     rw.applied({fused}, rule + ": " + what);
     return true;
 }

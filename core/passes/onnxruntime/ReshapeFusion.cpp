@@ -38,9 +38,12 @@ bool fuseContiguous(Rewriter& rw, NodeId second) {
     }
     const std::vector<int64_t> dims = shape->staticDims();
     const std::string what = q(g, first) + " + " + q(g, second);
-    ValueId target = rw.newInitializer(r2.name + "_shape", makeTensorOf(DataType::Int64, {int64_t(dims.size())}, dims));
-    NodeId merged = rw.replaceNodes({first, second}, "Reshape", {r1.inputs[0], target}, {r2.outputs[0]}, {},
-                                    "ReshapeFusion: contiguous Reshapes are one Reshape", r2.name.empty() ? "Reshape" : r2.name);
+    // Read both Reshapes before the first edit: they are replaced below.
+    const std::string name = r2.name;
+    const ValueId x = r1.inputs[0], out = r2.outputs[0];
+    ValueId target = rw.newInitializer(name + "_shape", makeTensorOf(DataType::Int64, {int64_t(dims.size())}, dims));
+    NodeId merged = rw.replaceNodes({first, second}, "Reshape", {x, target}, {out}, {},
+                                    "ReshapeFusion: contiguous Reshapes are one Reshape", name.empty() ? "Reshape" : name);
     rw.applied({merged}, "ReshapeFusion: " + what + " merged into one Reshape to " + shape->toString());
     return true;
 }

@@ -328,12 +328,12 @@ private:
     // ---- handlers ------------------------------------------------------------------------------
 
     bool push(NodeId t, NodeId n, const Perm& perm, const std::vector<size_t>& indices) {
-        const Node& node = g_.node(n);
+        const Node node = g_.node(n);  // a copy: the handlers below edit the graph while they read it
         const Perm inv = layoututil::invert(perm);
         const size_t rank = perm.size();
         const std::string what = "TransposeOptimizer: " + q(g_, t) + " (perm " + intsText(perm) + ") pushed through " + q(g_, n);
         std::vector<ValueId> inputs = node.inputs;
-        const std::string& op = node.opType;
+        const std::string op = node.opType;
         auto transposeFirst = [&] { inputs[0] = transposeInput(inputs[0], inv, n); };
 
         if (op == "Transpose" || op == "Reshape") {

@@ -221,6 +221,15 @@ std::vector<MalformedModel> malformedModels() {
         add("function_mutually_recursive", "model-local functions F and G that call each other", m, "F");
     }
     {
+        // The file the fuzzer found: the F -> G -> F model written twice into one file (protobuf
+        // merges the copies), so F and G are each defined twice and the graph calls F twice.
+        ModelSketch m = callingLocalFunction("F");
+        addFunction(m, "F", "G", "local");
+        addFunction(m, "G", "F", "local");
+        m.mp.MergeFrom(onnx::ModelProto(m.mp));
+        add("function_recursive_defined_twice", "mutually recursive F and G, each defined twice", m, "F");
+    }
+    {
         ModelSketch m = callingLocalFunction("F");
         addFunction(m, "F", "Relu", "");
         m.g->mutable_node(0)->add_input("x");
