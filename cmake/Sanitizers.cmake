@@ -1,6 +1,6 @@
 # The instrumented test build (PASSLENS_SANITIZE, what `packaging/dev.sh test` builds): clang with
 # AddressSanitizer and UndefinedBehaviorSanitizer on every target, stopping at the first report,
-# and libFuzzer's coverage counters on everything so the fuzz targets (tests/fuzz) come from this build.
+# and libFuzzer's coverage counters on the core so the fuzz targets (tests/fuzz) come from this build.
 # The product's code is compiled at -O1 (the tests run it, on real models); test code at -O0
 # (tests/CMakeLists.txt), which compiles in half the time. docs/performance.md has the figures.
 if(NOT PASSLENS_SANITIZE)
@@ -16,10 +16,11 @@ if(NOT CMAKE_CXX_COMPILER_ID STREQUAL "Clang")
 endif()
 
 set(PASSLENS_SANITIZER_FLAGS -fsanitize=address,undefined -fno-sanitize-recover=all)
-# libFuzzer's edge counters only: -fsanitize=fuzzer-no-link also traces every comparison, which
-# made sorting and planning code several times slower under the tests for little fuzzing gain.
-add_compile_options(${PASSLENS_SANITIZER_FLAGS} -fsanitize-coverage=inline-8bit-counters,pc-table
-                    -O1 -gline-tables-only -fno-omit-frame-pointer)
+add_compile_options(${PASSLENS_SANITIZER_FLAGS} -O1 -gline-tables-only -fno-omit-frame-pointer)
+# libFuzzer's edge counters, on the core's modules only (what the fuzz targets exercise; core/
+# CMakeLists.txt adds them): -fsanitize=fuzzer-no-link would also trace every comparison, which made
+# sorting and planning code several times slower under the tests for little fuzzing gain.
+set(PASSLENS_COVERAGE_FLAGS -fsanitize-coverage=inline-8bit-counters,pc-table)
 # The runtimes as a shared library (-shared-libsan): python3 can then load our instrumented module
 # (with the runtime preloaded), and processes it starts share that one runtime.
 add_link_options(-fsanitize=address,undefined -shared-libsan)
@@ -102,7 +103,9 @@ function(_passlens_product_code_first target modules)
       endif()
     endforeach()
   endwhile()
-  if(NOT uses_core)
+  # libFuzzer's targets compile at -O1 throughout (tests/fuzz/CMakeLists.txt).
+  get_target_property(options ${target} LINK_OPTIONS)
+  if(NOT uses_core OR options MATCHES "fuzzer")
     return()
   endif()
   set(archives)

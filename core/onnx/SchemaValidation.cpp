@@ -58,10 +58,15 @@ public:
         : mp_(mp), modelOpsets_(opsets), checkSchemas_(checkSchemas) {
         for (size_t i = 0; i < static_cast<size_t>(mp.functions_size()); ++i) {
             const auto& f = mp.functions(static_cast<int>(i));
-            functions_[functionKey(f.domain(), f.name())] = {f.input_size(), f.output_size(), i};
+            // (domain, name) names one function (ONNX IR); with two definitions, which one a call
+            // reaches depends on the reader (libonnx takes the first), so a cycle through either
+            // could hide from the recursion check.
+            auto [it, added] = functions_.try_emplace(functionKey(f.domain(), f.name()), FunctionSignature{f.input_size(), f.output_size(), i});
+            if (!added)
+                throwBadInput("model-local function '" + f.name() + "' (domain '" + f.domain() + "') is defined twice (functions " +
+                              std::to_string(it->second.index + 1) + " and " + std::to_string(i + 1) + " of " +
+                              std::to_string(mp.functions_size()) + "); a function's domain and name must be unique");
         }
-        // One call list per definition: a file may define a name twice (a later definition wins the
-        // lookup), and the recursion check walks every definition's body.
         calls_.resize(static_cast<size_t>(mp.functions_size()));
     }
 

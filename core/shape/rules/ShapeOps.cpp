@@ -74,9 +74,11 @@ std::optional<std::vector<Dim>> shapeFromValues(const RuleContext& c, size_t i) 
     const ValueShape* s = c.in(i);
     if (!s) return std::nullopt;
     if (s->values) return s->values;
-    // Elements unknown but the count is known: the rank is.
+    // Elements unknown but the count is known: the rank is (up to the length of a shape tensor the
+    // engine tracks; a damaged file can declare 2^49 elements).
     if (s->dims && s->dims->size() == 1 && (*s->dims)[0] && (*s->dims)[0]->isConstant())
-        return std::vector<Dim>(static_cast<size_t>(*(*s->dims)[0]->constantValue()), std::nullopt);
+        if (int64_t rank = *(*s->dims)[0]->constantValue(); rank >= 0 && rank <= static_cast<int64_t>(kMaxValueElements))
+            return std::vector<Dim>(static_cast<size_t>(rank), std::nullopt);
     return std::nullopt;
 }
 

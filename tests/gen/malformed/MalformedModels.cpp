@@ -230,6 +230,18 @@ std::vector<MalformedModel> malformedModels() {
         add("function_recursive_defined_twice", "mutually recursive F and G, each defined twice", m, "F");
     }
     {
+        // The campaign's variant: F and G each defined twice, the second F calling G in a domain
+        // nobody imports. Read by the last definitions there is no cycle; libonnx reads the first
+        // ones (F -> G -> F) and recursed until the stack ran out. Two definitions are refused.
+        ModelSketch m = callingLocalFunction("F");
+        addFunction(m, "F", "G", "local");
+        addFunction(m, "G", "F", "local");
+        addFunction(m, "F", "G", "loca\x99");
+        addFunction(m, "G", "F", "local");
+        add("function_defined_twice_first_recursive", "F and G defined twice; only the first definitions call each other", m,
+            "defined twice");
+    }
+    {
         ModelSketch m = callingLocalFunction("F");
         addFunction(m, "F", "Relu", "");
         m.g->mutable_node(0)->add_input("x");
