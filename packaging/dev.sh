@@ -11,6 +11,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 mode=${1:-}
 jobs=${JOBS:-$(nproc)}
+# ccache (when installed) shares objects between checkouts in different folders.
+export CCACHE_BASEDIR=${CCACHE_BASEDIR:-$PWD}
 
 bash packaging/setup-debian.sh
 
