@@ -4,7 +4,8 @@
 # its own includes only (a quick way to find a missing #include). docs/performance.md has figures.
 option(PASSLENS_PCH "Precompile the heavy shared headers" ON)
 
-# passlens_precompile(TARGET t HEADERS h...)      t gets its own precompiled header
+# passlens_precompile(TARGET t HEADERS h...)      t gets its own precompiled header ("x.h" is
+#                                                 relative to the calling folder, <x.h> is searched)
 # passlens_precompile(TARGET t REUSE_FROM other)  t uses other's (same compile flags needed)
 function(passlens_precompile)
   cmake_parse_arguments(ARG "" "TARGET;REUSE_FROM" "HEADERS" ${ARGN})
