@@ -2,6 +2,7 @@
 
 #include <onnx/onnx_pb.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <string_view>
 #include <unordered_map>
@@ -36,6 +37,18 @@ const std::unordered_map<std::string_view, std::vector<RankRule>>& rankRules() {
     return rules;
 }
 
+/// Inputs the spec requires to have one rank (data and weight of a convolution): libonnx's
+/// convolution inference takes the kernel's size from the weight and indexes the data with it.
+struct SameRank {
+    int a, b;
+};
+
+const std::unordered_map<std::string_view, SameRank>& sameRankRules() {
+    static const std::unordered_map<std::string_view, SameRank> rules = {
+        {"Conv", {0, 1}}, {"ConvTranspose", {0, 1}}, {"ConvInteger", {0, 1}}, {"QLinearConv", {0, 3}}};
+    return rules;
+}
+
 using RankMap = std::unordered_map<std::string, int>;
 
 void declare(RankMap& ranks, const onnx::ValueInfoProto& vi) {
@@ -55,6 +68,17 @@ std::optional<std::string> check(const onnx::GraphProto& g, RankMap ranks) {
 
     for (const auto& n : g.node()) {
         if (!n.domain().empty() && n.domain() != "ai.onnx") continue;
+        if (auto same = sameRankRules().find(n.op_type()); same != sameRankRules().end()) {
+            const auto [a, b] = same->second;
+            if (std::max(a, b) < n.input_size()) {
+                auto ra = ranks.find(n.input(a));
+                auto rb = ranks.find(n.input(b));
+                if (ra != ranks.end() && rb != ranks.end() && ra->second != rb->second)
+                    return "node '" + (n.name().empty() ? n.output_size() ? n.output(0) : n.op_type() : n.name()) + "' (" +
+                           n.op_type() + "): input '" + n.input(a) + "' has rank " + std::to_string(ra->second) + " and weight '" +
+                           n.input(b) + "' rank " + std::to_string(rb->second) + "; " + n.op_type() + " takes equal ranks";
+            }
+        }
         auto rules = rankRules().find(n.op_type());
         if (rules == rankRules().end()) continue;
         for (const RankRule& rule : rules->second) {

@@ -316,6 +316,16 @@ std::vector<MalformedModel> malformedModels() {
         m.output("y");
         add("convtranspose_rank1_weight", "a ConvTranspose whose weight is declared 1-D", m, "deconv1");
     }
+    {
+        // Conv's inference takes the kernel from the weight (no kernel_shape) and indexes the data
+        // with it: a 3-D input under a 4-D weight crashed InferShapes (the 2026-12-07 campaign).
+        ModelSketch m;
+        m.input("x", {1, 8, 8});
+        m.input("w", {8, 8, 1, 1});
+        m.node("Conv", "conv_ranks", {"x", "w"}, {"y"});
+        m.output("y");
+        add("conv_rank3_input_rank4_weight", "a Conv whose data is 3-D and weight 4-D", m, "conv_ranks");
+    }
 
     // ---- sizes ----------------------------------------------------------------------------------
     {
