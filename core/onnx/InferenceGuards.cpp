@@ -51,6 +51,11 @@ const std::unordered_map<std::string_view, SameRank>& sameRankRules() {
 
 using RankMap = std::unordered_map<std::string, int>;
 
+/// A node as the messages name it: its name, else its first output, else its op.
+std::string nodeLabel(const onnx::NodeProto& n) {
+    return n.name().empty() ? n.output_size() ? n.output(0) : n.op_type() : n.name();
+}
+
 void declare(RankMap& ranks, const onnx::ValueInfoProto& vi) {
     if (vi.type().has_tensor_type() && vi.type().tensor_type().has_shape())
         ranks[vi.name()] = vi.type().tensor_type().shape().dim_size();
@@ -74,7 +79,7 @@ std::optional<std::string> check(const onnx::GraphProto& g, RankMap ranks) {
                 auto ra = ranks.find(n.input(a));
                 auto rb = ranks.find(n.input(b));
                 if (ra != ranks.end() && rb != ranks.end() && ra->second != rb->second)
-                    return "node '" + (n.name().empty() ? n.output_size() ? n.output(0) : n.op_type() : n.name()) + "' (" +
+                    return "node '" + nodeLabel(n) + "' (" +
                            n.op_type() + "): input '" + n.input(a) + "' has rank " + std::to_string(ra->second) + " and weight '" +
                            n.input(b) + "' rank " + std::to_string(rb->second) + "; " + n.op_type() + " takes equal ranks";
             }
@@ -87,7 +92,7 @@ std::optional<std::string> check(const onnx::GraphProto& g, RankMap ranks) {
             if (known == ranks.end()) continue;
             int rank = known->second;
             if ((rule.rank >= 0 && rank != rule.rank) || rank < rule.minRank)
-                return "node '" + (n.name().empty() ? n.output_size() ? n.output(0) : n.op_type() : n.name()) + "' (" +
+                return "node '" + nodeLabel(n) + "' (" +
                        n.op_type() + "): input '" + n.input(rule.input) + "' has rank " + std::to_string(rank) + ", " +
                        n.op_type() + " takes " + rule.what;
         }
