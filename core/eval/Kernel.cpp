@@ -23,6 +23,13 @@ const TensorPtr& KernelContext::ptr(size_t i) const {
     return in[i];
 }
 
+const bool* KernelContext::bools(size_t i) const {
+    const ir::Tensor& x = t(i);
+    if (x.dtype != ir::DataType::Bool) fail("input " + std::to_string(i) + " is " + std::string(ir::dataTypeName(x.dtype)) + ", not bool");
+    if (x.elementCount() == 0) fail("input " + std::to_string(i) + " is empty");
+    return x.as<bool>();
+}
+
 std::string KernelContext::where() const {
     std::string d = node.domain.empty() ? "ai.onnx" : node.domain;
     return node.opType + (node.name.empty() ? "" : " '" + node.name + "'") + " (" + d + " opset " + std::to_string(opset) + ")";

@@ -27,6 +27,9 @@ struct KernelContext {
     /// The i-th input; BadInput naming the node when it is missing.
     const ir::Tensor& t(size_t i) const;
     const ir::TensorPtr& ptr(size_t i) const;
+    /// The i-th input's elements as bool; BadInput when it is missing or not a bool tensor (a
+    /// double read as bool is undefined behaviour, and unvalidated models can wire one in).
+    const bool* bools(size_t i) const;
     /// "Conv 'conv1' (ai.onnx opset 11)" for messages.
     std::string where() const;
     [[noreturn]] void fail(const std::string& msg) const;         ///< BadInput

@@ -48,6 +48,16 @@ Buffer packTyped(const onnx::TensorProto& tp, DataType dt) {
     }
 }
 
+/// ONNX Runtime reads a bool stored as any non-zero byte as true; a C++ `bool` may hold only 0 or 1
+/// (reading 248 as bool is undefined), so such bytes become 1 here, once, for every later reader.
+Buffer normalizedBools(Buffer data) {
+    const auto bytes = data.bytes();
+    if (std::all_of(bytes.begin(), bytes.end(), [](std::byte b) { return b <= std::byte{1}; })) return data;
+    std::string fixed(bytes.size(), '\0');
+    for (size_t i = 0; i < bytes.size(); ++i) fixed[i] = bytes[i] != std::byte{0} ? 1 : 0;
+    return Buffer::fromString(std::move(fixed));
+}
+
 }  // namespace
 
 TensorPtr TensorLoader::load(onnx::TensorProto& tp) {
@@ -84,6 +94,7 @@ TensorPtr TensorLoader::load(onnx::TensorProto& tp) {
     if (t->data.size() != expected)
         throwBadInput("tensor '" + tp.name() + "' holds " + std::to_string(t->data.size()) + " bytes, but its shape needs " +
                       std::to_string(expected));
+    if (t->dtype == DataType::Bool) t->data = normalizedBools(std::move(t->data));
     return t;
 }
 

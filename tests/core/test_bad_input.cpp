@@ -7,6 +7,7 @@
 #include <random>
 
 #include "TestSupport.h"
+#include "onnx/Import.h"
 
 using namespace passlens;
 
@@ -144,6 +145,23 @@ TEST(BadInput, InitializerPayloadTooShort) {
     init->add_dims(1000);
     init->set_raw_data(std::string(16, '\0'));
     expectBad(write("short_payload", mp), "tensor 'w' holds 16 bytes, but its shape needs 4000");
+}
+
+// A C++ bool may hold only 0 or 1; a file may store any byte (ONNX Runtime reads non-zero as true).
+TEST(BadInput, BoolBytesOtherThanZeroOrOneReadAsTrue) {
+    auto mp = reluModel();
+    auto* init = mp.mutable_graph()->add_initializer();
+    init->set_name("mask");
+    init->set_data_type(9);  // BOOL
+    init->add_dims(4);
+    init->set_raw_data(std::string("\x00\x02\xf8\x01", 4));
+    const auto m = onnxio::importModelBytes(mp.SerializeAsString(), ".");
+    const auto& t = *m.graph.value(m.graph.initializerOrder().at(0)).initializer;
+    const auto bytes = t.data.bytes();
+    ASSERT_EQ(bytes.size(), 4u);
+    std::vector<int> got;
+    for (std::byte b : bytes) got.push_back(std::to_integer<int>(b));
+    EXPECT_EQ(got, (std::vector<int>{0, 1, 1, 1}));
 }
 
 TEST(BadInput, UsageErrorsExitTwo) {

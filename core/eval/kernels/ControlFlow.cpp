@@ -50,7 +50,7 @@ void registerControlFlow(KernelRegistry& r) {
             if (!a || !a->g) c.fail("body subgraph is missing");
             const Graph& body = *a->g;
             int64_t maxTrip = c.has(0) ? toInt64s(c.t(0))[0] : -1;
-            bool cond = c.has(1) ? c.t(1).as<bool>()[0] : true;
+            bool cond = c.has(1) ? c.bools(1)[0] : true;
             std::vector<TensorPtr> carried(c.in.begin() + std::min<size_t>(2, c.in.size()), c.in.end());
             const size_t nCarried = carried.size();
             const size_t nScan = c.node.outputs.size() > nCarried ? c.node.outputs.size() - nCarried : 0;
@@ -61,6 +61,7 @@ void registerControlFlow(KernelRegistry& r) {
                 args.insert(args.end(), carried.begin(), carried.end());
                 auto outs = c.runSubgraph(body, args);
                 if (outs.size() != 1 + nCarried + nScan) c.fail("body returns the wrong number of outputs");
+                if (outs[0]->dtype != DataType::Bool || outs[0]->elementCount() == 0) c.fail("body's condition output is not a bool");
                 cond = outs[0]->as<bool>()[0];
                 for (size_t j = 0; j < nCarried; ++j) carried[j] = outs[1 + j];
                 for (size_t j = 0; j < nScan; ++j) scans[j].push_back(outs[1 + nCarried + j]);

@@ -493,7 +493,7 @@ void registerElementwise(KernelRegistry& r) {
         k.fn = [](KernelContext& c) -> std::vector<TensorPtr> { return {c.ptr(0)}; };
         r.add("", "Identity", k);
         k.fn = [](KernelContext& c) -> std::vector<TensorPtr> {
-            if (c.has(2) && c.t(2).as<bool>()[0]) {
+            if (c.has(2) && c.bools(2)[0]) {
                 float ratio = c.has(1) ? toFloats(c.t(1))[0] : 0.5f;
                 if (ratio != 0.0f) c.unsupported("training_mode=true with a non-zero ratio is random and not supported");
             }
