@@ -1,6 +1,6 @@
 #pragma once
 // passlens-cli commands. Each command lives in its own cmd_*.cpp and registers itself with
-// REGISTER_COMMAND; main() only dispatches. Exit codes: 0 ok, 1 a check failed, 2 bad input/usage.
+// REGISTER_COMMAND; runCommandLine (Dispatch.cpp) only dispatches. Exit codes: 0 ok, 1 a check failed, 2 bad input/usage.
 #include <cstdint>
 #include <functional>
 #include <iosfwd>
@@ -60,7 +60,12 @@ struct CommandRegistrar {
     explicit CommandRegistrar(Command c) { commandRegistry()[c.name] = std::move(c); }
 };
 
-/// Usage problem: main prints it with the command's usage and exits 2.
+/// Runs one command line (argv without the program name): parses, dispatches and maps errors to
+/// the exit code, writing the command's output to `out` and messages to `err`. passlens-cli's
+/// main() is this on std::cout / std::cerr; the tests call it in-process.
+int runCommandLine(const std::vector<std::string>& argv, std::ostream& out, std::ostream& err);
+
+/// Usage problem: the dispatch prints it with the command's usage; exit 2.
 struct UsageError {
     std::string message;
 };

@@ -8,6 +8,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "cli/Command.h"
 #include "ir/Graph.h"
 
 namespace passlens::test {
@@ -68,6 +69,15 @@ static std::string slurp(const std::string& path) {
 }
 
 CliResult runCli(const std::vector<std::string>& args) {
+    std::ostringstream out, err;
+    CliResult r;
+    r.exitCode = cli::runCommandLine(args, out, err);
+    r.out = out.str();
+    r.err = err.str();
+    return r;
+}
+
+CliResult runCliProcess(const std::vector<std::string>& args) {
     static int counter = 0;
     std::string dir = std::string(PASSLENS_TEST_TMP) + "/cli";
     std::filesystem::create_directories(dir);

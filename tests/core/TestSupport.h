@@ -28,8 +28,13 @@ struct CliResult {
     int exitCode = -1;
     std::string out, err;
 };
-/// Runs passlens-cli with the given arguments (shell-quoted here), capturing stdout and stderr.
+/// Runs a passlens-cli command line in this process (cli::runCommandLine, the code passlens-cli's
+/// main() runs), capturing what it writes to stdout and stderr. A few hundred command lines per
+/// suite cost no process start each (a second under the sanitizers for every ten).
 CliResult runCli(const std::vector<std::string>& args);
+/// The same command line run by the passlens-cli executable in a child process (shell-quoted here):
+/// for what only a process shows (its exit status when it dies, output written to the real stdout).
+CliResult runCliProcess(const std::vector<std::string>& args);
 
 /// A canonical text form of a graph (nodes, attributes, values, initializer hashes) for equality
 /// checks between two imports; ids are excluded, order is kept.
