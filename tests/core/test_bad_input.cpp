@@ -170,6 +170,13 @@ TEST(BadInput, UsageErrorsExitTwo) {
     EXPECT_NE(r.err.find("missing MODEL"), std::string::npos);
     r = test::runCli({"no-such-command"});
     EXPECT_EQ(r.exitCode, 2);
+    // The executable's main() maps to the same dispatch: its exit status and stderr agree.
+    const auto p = test::runCliProcess({"no-such-command"});
+    EXPECT_EQ(p.exitCode, 2);
+    EXPECT_EQ(p.err, r.err);
+    const auto v = test::runCliProcess({"--version"});
+    EXPECT_EQ(v.exitCode, 0);
+    EXPECT_EQ(v.out, test::runCli({"--version"}).out);
     r = test::runCli({"info", test::realModel("silero_vad_v5.onnx"), "--bogus"});
     EXPECT_EQ(r.exitCode, 2);
     EXPECT_NE(r.err.find("unknown flag --bogus"), std::string::npos);
