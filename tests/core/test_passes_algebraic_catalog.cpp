@@ -59,11 +59,18 @@ TEST(AlgebraicCatalog, MulChainReassociated) {
     EXPECT_EQ(floatsOf(m.graph, mul.inputs[1]), (std::vector<float>{2, 4, 1.5f}));
 }
 
-TEST(AlgebraicCatalog, AddChainOfScalarsReassociated) {
+TEST(AlgebraicCatalog, AddChainOfScalarsIsMissed) {
     Model m = chain("Add", floatTensor({}, {1.5f}), floatTensor({}, {2}));
-    auto run = runChecked(m);
-    EXPECT_EQ(run.after, (Counts{{"Abs", 1}, {"Add", 1}}));
-    EXPECT_TRUE(hasRemark(run.result, RemarkKind::Applied, "reassociate-add", "(x+c1)+c2 = x+(c1+c2)"));
+    auto run = runChecked(m);  // (x+1.5)+2 and x+3.5 round differently for some x (issue #43)
+    EXPECT_EQ(run.after, run.before);
+    EXPECT_TRUE(hasRemark(run.result, RemarkKind::Missed, "reassociate-add", "not reassociated: float32 addition is not associative"));
+}
+
+TEST(AlgebraicCatalog, MulChainWithoutPowerOfTwoIsMissed) {
+    Model m = chain("Mul", floatTensor({3}, {1, 2, 3}), floatTensor({3}, {3, 3, 3}));
+    auto run = runChecked(m);  // 1·3 and 2·3 are exact, (x·3)·3 is not x·9
+    EXPECT_EQ(run.after, run.before);
+    EXPECT_TRUE(hasRemark(run.result, RemarkKind::Missed, "reassociate-mul", "'c1' and 'c2' meet in elements neither of which is a power of two"));
 }
 
 TEST(AlgebraicCatalog, ChainThatCancelsOutVanishes) {
@@ -77,13 +84,13 @@ TEST(AlgebraicCatalog, ChainOnSymbolicShapeReassociated) {
     GraphBuilder b("chain_sym");
     auto x = b.inputSymbolic("x", DataType::Float, {Dim::symbol("n"), Dim::of(3)});
     auto a = b.op("Mul", {x, b.constant("c1", floatTensor({3}, {1, 2, 3}))}, {}, "inner");
-    b.output(b.op("Abs", {b.op("Mul", {a, b.constant("c2", floatTensor({1, 1}, {3}))}, {}, "outer")}, {}, "abs"));
+    b.output(b.op("Abs", {b.op("Mul", {a, b.constant("c2", floatTensor({1, 1}, {4}))}, {}, "outer")}, {}, "abs"));
     Model m = b.finish();
     auto run = runChecked(m);  // interpreter runs with n = 1
     EXPECT_EQ(run.after, (Counts{{"Abs", 1}, {"Mul", 1}}));
     const Node& mul = m.graph.node(*m.graph.findNode("outer"));
     EXPECT_EQ(m.graph.value(mul.inputs[1]).initializer->dims, (std::vector<int64_t>{1, 3}));
-    EXPECT_EQ(floatsOf(m.graph, mul.inputs[1]), (std::vector<float>{3, 6, 9}));
+    EXPECT_EQ(floatsOf(m.graph, mul.inputs[1]), (std::vector<float>{4, 8, 12}));
 }
 
 TEST(AlgebraicCatalog, ChainWithSharedIntermediateIsMissed) {

@@ -1,8 +1,11 @@
-// Arithmetic rules: constant chains reassociated ((x·c1)·c2 → x·(c1·c2), (x+c1)+c2 → x+(c1+c2)),
+// Arithmetic rules: constant chains reassociated ((x·c1)·c2 → x·(c1·c2) when a power of two keeps
+// it exact; (x+c1)+c2 is refused, float addition is not associative: see passes/FloatExact.h),
 // Max(x, LeakyRelu(x)) → LeakyRelu(x) (and Max(x, Relu(x)) → Relu(x)), and x·0 → 0 for
 // integer tensors only: for floats NaN·0 and ±Inf·0 are NaN, so the rewrite would change results.
 #include <algorithm>
+#include <cmath>
 
+#include "passes/FloatExact.h"
 #include "passes/algebraic/Rules.h"
 #include "passes/match/Match.h"
 #include "ir/CheckedMath.h"
@@ -26,8 +29,11 @@ bool isFloatConstant(const Value& v) {
            (int64_t)v.initializer->byteSize() >= v.initializer->elementCount() * 4;
 }
 
-/// Elementwise a∘b with numpy broadcasting into `dims`.
-std::vector<float> combine(const Tensor& a, const Tensor& b, const std::vector<int64_t>& dims, bool multiply) {
+/// Elementwise a∘b with numpy broadcasting into `dims`; `exact` becomes false when some pair of
+/// a product has no power-of-two factor or a product that is not a normal float32 number, i.e.
+/// when (x·a)·b could round differently from x·(a·b).
+std::vector<float> combine(const Tensor& a, const Tensor& b, const std::vector<int64_t>& dims, bool multiply, bool& exact) {
+    exact = true;
     const size_t r = dims.size();
     auto stridesFor = [&](const std::vector<int64_t>& d) {
         std::vector<int64_t> s(r, 0);
@@ -47,6 +53,7 @@ std::vector<float> combine(const Tensor& a, const Tensor& b, const std::vector<i
         for (size_t k = 0; k < r; ++k) { ia += idx[k] * sa[k]; ib += idx[k] * sb[k]; }
         const float x = a.as<float>()[ia], y = b.as<float>()[ib];
         out[flat] = multiply ? x * y : x + y;
+        if (multiply && (!(isPowerOfTwoScale(x) || isPowerOfTwoScale(y)) || !std::isnormal(out[flat]))) exact = false;
         for (size_t k = r; k-- > 0;) {
             if (++idx[k] < dims[k]) break;
             idx[k] = 0;
@@ -55,7 +62,10 @@ std::vector<float> combine(const Tensor& a, const Tensor& b, const std::vector<i
     return out;
 }
 
-/// (x·c1)·c2 → x·(c1·c2) and (x+c1)+c2 → x+(c1+c2) for float32 constants.
+/// (x·c1)·c2 → x·(c1·c2) for float32 constants where, element by element, c1 or c2 is a power of
+/// two: x·2^k only moves the exponent, so both sides are one rounding of x·c1·c2 (for x whose
+/// products stay in the normal range). Otherwise, and for every (x+c1)+c2, a missed remark: the
+/// two roundings of the chain differ from the one of the merged node for some x (issue #43).
 bool reassociate(Rewriter& rw, NodeId id, Revisit& revisit) {
     const Graph& g = rw.graph();
     const Node& n = g.node(id);
@@ -102,7 +112,19 @@ bool reassociate(Rewriter& rw, NodeId id, Revisit& revisit) {
         rw.missed({id, innerId}, "not reassociated: the combined constant would be larger than both constants");
         return true;
     }
-    const std::vector<float> values = combine(t1, t2, *cDims, multiply);
+    if (!multiply) {
+        rw.missed({id, innerId}, "not reassociated: float32 addition is not associative, (x+c1)+c2 rounds twice and "
+                                 "x+(c1+c2) once, so the result would differ in the last bit for some x");
+        return true;
+    }
+    bool exact = true;
+    const std::vector<float> values = combine(t1, t2, *cDims, multiply, exact);
+    if (!exact) {
+        rw.missed({id, innerId}, "not reassociated: '" + g.value(c1).name + "' and '" + g.value(c2).name +
+                                     "' meet in elements neither of which is a power of two (or whose product is not a normal "
+                                     "float32), so x·(c1·c2) would round differently from (x·c1)·c2");
+        return true;
+    }
     const ValueId c = rw.newInitializer(g.value(c1).name + (multiply ? "_times_" : "_plus_") + g.value(c2).name,
                                         makeTensorOf(DataType::Float, *cDims, values));
     const std::string why = "(x" + sym + "c1)" + sym + "c2 = x" + sym + "(c1" + sym + "c2): '" + g.value(c1).name +

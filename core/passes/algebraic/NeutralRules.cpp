@@ -4,6 +4,7 @@
 // and type, so broadcasting can never change the result shape.
 #include <cmath>
 
+#include "passes/FloatExact.h"
 #include "passes/algebraic/Rules.h"
 #include "passes/fusion/PatternUtil.h"
 #include "passes/match/Match.h"
@@ -65,7 +66,10 @@ void composeTransposes(Rewriter& rw, NodeId id) {
     if (identity) bypass(rw, id, 0, "transpose-identity", "the composed permutation is the identity");
 }
 
-/// x / c = x * (1/c) for a float32 constant c with no zero or subnormal element.
+/// x / c = x * (1/c) for a float32 constant c whose every element is ±2^k (1/c exact and normal).
+/// Any other c is refused: 1/c is then rounded, and x * (1/c) differs from x / c in the last bit
+/// for some x (torchvision's x / 0.229 and box decode's dx / 10), which a detector's Floor and
+/// NonMaxSuppression turn into a different box (issue #43).
 bool divToMul(Rewriter& rw, NodeId id, Revisit& revisit) {
     const Graph& g = rw.graph();
     const Node& n = g.node(id);
@@ -75,9 +79,16 @@ bool divToMul(Rewriter& rw, NodeId id, Revisit& revisit) {
     rw.setRule("div-to-mul");
     std::vector<float> inv(static_cast<size_t>(t.elementCount()));
     for (size_t i = 0; i < inv.size(); ++i) {
-        const float r = 1.f / t.as<float>()[i];
+        const float v = t.as<float>()[i];
+        const float r = 1.f / v;
         if (!std::isnormal(r)) {
             rw.missed({id}, "not rewritten: divisor '" + c.name + "' has a zero, huge or subnormal element");
+            return false;
+        }
+        if (!isPowerOfTwoScale(v)) {
+            rw.missed({id}, "not rewritten: divisor '" + c.name + "' has an element that is not a power of two (" +
+                                Attribute::makeFloat("", v).valueToString() +
+                                "), so 1/c is not exact in float32 and x * (1/c) would round differently from x / c");
             return false;
         }
         inv[i] = r;
