@@ -2,7 +2,7 @@
 # AddressSanitizer and UndefinedBehaviorSanitizer on every target, stopping at the first report,
 # and libFuzzer's coverage counters on the core so the fuzz targets (tests/fuzz) come from this build.
 # The product's code is compiled at -O1 (the tests run it, on real models); test code at -O0
-# (tests/CMakeLists.txt), which compiles in half the time. docs/performance.md has the figures.
+# (tests/CMakeLists.txt), which compiles in 60-75% of the time. docs/performance.md has the figures.
 if(NOT PASSLENS_SANITIZE)
   if(PASSLENS_FUZZ)
     message(FATAL_ERROR "PASSLENS_FUZZ needs PASSLENS_SANITIZE=ON (the fuzz targets come from the instrumented build)")

@@ -31,23 +31,26 @@ for model in "$fixtures"/*_opset1[89].onnx "$fixtures"/*_opset2[0-3].onnx "$fixt
   original="$fixtures/$(echo "$name" | sed 's/_opset[0-9]*\(_handgelu\)\{0,1\}$//').onnx"
   checked=$((checked + 1))
   run "$name info" "$cli" info "$model" || continue
+  opset_in=$("$cli" info "$model" --json | sed -n 's/.*"ai.onnx": *\([0-9]*\).*/\1/p' | head -n1)
   for level in basic extended all; do
     out="$work/$name.$level.onnx"
     run "$name optimize --level $level" "$cli" optimize "$model" -o "$out" --level "$level" --verify || continue
+    # One `info --json` of the output answers every check below.
+    "$cli" info "$out" --json >"$work/out_info.json" 2>&1
+    count() { sed -n "s/.*\"$1\": *\([0-9]*\).*/\1/p" "$work/out_info.json" | head -n1; }
     # The model's opset is never lowered.
-    opset_in=$("$cli" info "$model" --json | sed -n 's/.*"ai.onnx": *\([0-9]*\).*/\1/p' | head -n1)
-    opset_out=$("$cli" info "$out" --json | sed -n 's/.*"ai.onnx": *\([0-9]*\).*/\1/p' | head -n1)
+    opset_out=$(count ai.onnx)
     [ "$opset_in" = "$opset_out" ] || fail "$name $level: opset $opset_in became $opset_out"
     # Attention at opset 23: group-attention (all) makes standard Attention nodes of it.
     case "$name:$level" in vit_tiny_static_opset23:all|transformer_encoder_static_opset23:all)
-      attn=$("$cli" info "$out" --json | sed -n 's/.*"Attention": *\([0-9]*\).*/\1/p' | head -n1)
+      attn=$(count Attention)
       [ "${attn:-0}" -gt 0 ] || fail "$name all: expected standard Attention nodes, got ${attn:-0}" ;;
     esac
     # GELU written out at opset 20+: fuse-gelu (extended) makes Gelu nodes of it.
     case $name in *_handgelu)
       if [ "$level" != basic ]; then
-        gelus=$("$cli" info "$out" --json | sed -n 's/.*"Gelu": *\([0-9]*\).*/\1/p')
-        erfs=$("$cli" info "$out" --json | sed -n 's/.*"Erf": *\([0-9]*\).*/\1/p')
+        gelus=$(count Gelu)
+        erfs=$(count Erf)
         [ "${gelus:-0}" -gt 0 ] && [ -z "$erfs" ] || fail "$name $level: expected Gelu nodes and no Erf, got Gelu=${gelus:-0} Erf=${erfs:-0}"
       fi ;;
     esac
