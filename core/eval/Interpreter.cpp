@@ -1,11 +1,14 @@
 #include "eval/Interpreter.h"
+#include "eval/Verify.h"
 
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <limits>
+#include <optional>
 #include <random>
+#include <set>
 #include <unordered_map>
 
 #include "eval/Kernel.h"
@@ -398,7 +401,46 @@ std::vector<std::string> unpinnedDims(const Model& m, const std::vector<std::pai
     return out;
 }
 
+namespace {
+
+bool isImageLike(const std::vector<int64_t>& dims) {
+    return dims.size() == 4 && (dims[1] == 1 || dims[1] == 3 || dims[1] == 4) && dims[2] > 1 && dims[3] > 1;
+}
+
+/// The size of the axis a Gather reading `v` as its indices picks from (through index-preserving
+/// ops), the smallest over all such Gathers; nullopt when `v` is not used as indices.
+std::optional<int64_t> gatheredAxisSize(const Graph& g, ValueId v, int depth = 0) {
+    static const std::set<std::string> kKeepsIndices = {"Cast", "Reshape", "Unsqueeze", "Squeeze", "Flatten", "Identity"};
+    std::optional<int64_t> best;
+    if (depth > 8) return best;
+    auto keep = [&](std::optional<int64_t> n) {
+        if (n && *n > 0 && (!best || *n < *best)) best = n;
+    };
+    for (NodeId c : g.value(v).consumers) {
+        const Node& n = g.node(c);
+        if (!n.domain.empty()) continue;
+        if (n.opType == "Gather" && n.inputs.size() == 2 && n.inputs[1] == v) {
+            auto data = g.value(n.inputs[0]).staticDims();
+            if (!data || data->empty()) continue;
+            int64_t axis = n.attrInt("axis", 0);
+            if (axis < 0) axis += int64_t(data->size());
+            if (axis >= 0 && axis < int64_t(data->size())) keep((*data)[size_t(axis)]);
+        } else if (kKeepsIndices.count(n.opType) && !n.inputs.empty() && n.inputs[0] == v && !n.outputs.empty() &&
+                   n.outputs[0] != kNone) {
+            keep(gatheredAxisSize(g, n.outputs[0], depth + 1));
+        }
+    }
+    return best;
+}
+
+}  // namespace
+
 std::vector<TensorPtr> randomInputs(const Model& m, uint64_t seed, const std::vector<std::pair<std::string, int64_t>>& pins) {
+    return randomInputs(m, seed, pins, InputRanges::Uniform);
+}
+
+std::vector<TensorPtr> randomInputs(const Model& m, uint64_t seed, const std::vector<std::pair<std::string, int64_t>>& pins,
+                                    InputRanges ranges) {
     std::mt19937_64 rng(seed);
     std::vector<TensorPtr> out;
     for (ValueId v : runtimeInputs(m.graph)) {
@@ -407,8 +449,12 @@ std::vector<TensorPtr> randomInputs(const Model& m, uint64_t seed, const std::ve
         auto dims = concreteDims(val, pins, nullptr);
         const DataType dt = val.type.elemType;
         OutTensor t(dt == DataType::Float16 ? DataType::Float : dt, dims);
-        std::uniform_real_distribution<double> uni(-1.0, 1.0);
-        std::uniform_int_distribution<int> small(0, 3);
+        const bool natural = ranges == InputRanges::Natural;
+        std::uniform_real_distribution<double> uni(natural && isImageLike(dims) ? 0.0 : -1.0, 1.0);
+        int intHigh = 3;
+        if (natural && !isFloatingPoint(dt) && dt != DataType::Bool)
+            if (auto n = gatheredAxisSize(m.graph, v)) intHigh = int(std::min<int64_t>(*n - 1, std::numeric_limits<int>::max()));
+        std::uniform_int_distribution<int> small(0, intHigh);
         const int64_t n = t.count();
         if (dt == DataType::Float16 || dt == DataType::Float || dt == DataType::Double) {
             for (int64_t i = 0; i < n; ++i) {

@@ -28,7 +28,7 @@ QString outputsText(const eval::OutputCheck& c) {
 }
 
 static QString tolerance() {
-    return PassTableModel::tr("seeded random inputs (seed %1), |a−b| ≤ %2 + %3·|b|")
+    return PassTableModel::tr("seeded random inputs in natural ranges (seed %1), |a−b| ≤ %2 + %3·|b|")
         .arg(eval::kVerifySeed)
         .arg(eval::kVerifyAtol)
         .arg(eval::kVerifyRtol);
