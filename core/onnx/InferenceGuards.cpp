@@ -49,6 +49,13 @@ const std::unordered_map<std::string_view, SameRank>& sameRankRules() {
     return rules;
 }
 
+/// Ops whose libonnx inference divides by strides and dilations and sizes the output from
+/// kernel_shape: a 0 (or negative) element there is a division by zero inside InferShapes.
+bool hasWindowAttributes(std::string_view op) {
+    return op == "Conv" || op == "ConvTranspose" || op == "ConvInteger" || op == "QLinearConv" || op == "MaxPool" ||
+           op == "AveragePool" || op == "LpPool" || op == "MaxUnpool" || op == "DeformConv";
+}
+
 using RankMap = std::unordered_map<std::string, int>;
 
 /// A node as the messages name it: its name, else its first output, else its op.
@@ -73,6 +80,14 @@ std::optional<std::string> check(const onnx::GraphProto& g, RankMap ranks) {
 
     for (const auto& n : g.node()) {
         if (!n.domain().empty() && n.domain() != "ai.onnx") continue;
+        if (hasWindowAttributes(n.op_type()))
+            for (const auto& a : n.attribute()) {
+                if (a.name() != "strides" && a.name() != "dilations" && a.name() != "kernel_shape") continue;
+                for (int64_t v : a.ints())
+                    if (v <= 0)
+                        return "node '" + nodeLabel(n) + "' (" + n.op_type() + "): " + a.name() + " has " + std::to_string(v) +
+                               "; every element of " + a.name() + " must be positive";
+            }
         if (auto same = sameRankRules().find(n.op_type()); same != sameRankRules().end()) {
             const auto [a, b] = same->second;
             if (std::max(a, b) < n.input_size()) {

@@ -83,7 +83,8 @@ void registerShape(KernelRegistry& r) {
                 if (inferAt >= 0) c.fail("shape has more than one -1");
                 inferAt = static_cast<int64_t>(i);
             } else if (shape[i] < 0) c.fail("negative dim in shape");
-            else known *= shape[i];
+            else if (__builtin_mul_overflow(known, shape[i], &known))
+                c.fail("cannot reshape to " + shapeText(shape) + ": its element count overflows int64");
         }
         const int64_t n = x.elementCount();
         if (inferAt >= 0) {

@@ -326,6 +326,16 @@ std::vector<MalformedModel> malformedModels() {
         m.output("y");
         add("conv_rank3_input_rank4_weight", "a Conv whose data is 3-D and weight 4-D", m, "conv_ranks");
     }
+    {
+        // libonnx's convolution inference divides by the strides: stride 0 was a SIGFPE in
+        // InferShapes (the fuzz run of the test command, 2026-12-08).
+        ModelSketch m;
+        m.input("x", {1, 2, 8, 8});
+        m.input("w", {2, 2, 3, 3});
+        intsAttr(m.node("Conv", "conv_stride0", {"x", "w"}, {"y"}), "strides", {0, 1});
+        m.output("y");
+        add("conv_stride_zero", "a Conv with a stride of 0", m, "conv_stride0");
+    }
 
     // ---- sizes ----------------------------------------------------------------------------------
     {
