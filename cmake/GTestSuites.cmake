@@ -2,7 +2,8 @@
 # test: in the instrumented build a process costs ~0.4 s to start, a third of the suite's time when
 # each of ~1,000 tests had its own. Used like gtest_discover_tests, after the build:
 #   passlens_add_gtest_suites(TARGET exe PREFIX name [SHARD_SIZE n]
-#                             SPLIT_SUITES s1 s2 ...   # long suites: one process per test
+#                             SPLIT_SUITES s1 s2 ...   # long suites, longest first: one process per
+#                                                      # test, started before the rest in that order
 #                             MODEL_SUITES s1 s2 ...   # suites with label "models" and the model fixtures
 #                             MODEL_PROPERTIES ...     # set_tests_properties() pairs for those
 #                             UNIT_PROPERTIES ...)     # and for the rest (label "unit")
@@ -46,11 +47,17 @@ if(CMAKE_SCRIPT_MODE_FILE)
     endforeach()
     set(n ${count_${suite}})
     set(size ${SHARD_SIZE})
+    set(cost "")
+    set(rank 0)
     foreach(m IN LISTS split_suites)
       if(suite MATCHES "${m}$")
         set(size 1)
+        # A fresh build has no CTest timings: the cost starts the longest suites first, so
+        # none is left running alone at the end.
+        math(EXPR cost "100 - ${rank}")
         break()
       endif()
+      math(EXPR rank "${rank} + 1")
     endforeach()
     math(EXPR shards "(${n} + ${size} - 1) / ${size}")
     if(shards LESS 1)
@@ -72,6 +79,9 @@ if(CMAKE_SCRIPT_MODE_FILE)
       endforeach()
       if(env)
         string(APPEND out " ENVIRONMENT [=[${env}]=]")
+      endif()
+      if(cost)
+        string(APPEND out " COST ${cost}")
       endif()
       string(APPEND out ")\n")
     endforeach()
