@@ -9,10 +9,21 @@
 #include <vector>
 
 #include "eval/Interpreter.h"
+#include "examples/Builder.h"
 #include "onnx/Checker.h"
 #include "passes/PassManager.h"
 
 namespace passlens::test {
+
+/// x[dims] → a(x, k1) → b(·, k2): two elementwise ops by float32 scalar constants, named "first"
+/// and "second" (the constant-chain rules' cases).
+inline ir::Model scalarChain(const std::string& a, float k1, const std::string& b, float k2, std::vector<int64_t> dims) {
+    ir::GraphBuilder g("chain", 13);
+    auto x = g.input("x", ir::DataType::Float, std::move(dims));
+    auto y = g.op(a, {x, g.scalar("k1", k1)}, {}, "first");
+    g.output(g.op(b, {y, g.scalar("k2", k2)}, {}, "second"));
+    return g.finish();
+}
 
 /// Op type → count in a graph (not its subgraphs).
 inline std::map<std::string, int> opCounts(const ir::Graph& g) {

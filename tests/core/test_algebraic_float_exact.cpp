@@ -139,11 +139,7 @@ TEST(FloatExactRewrites, ConstantChainsFoldOnlyThroughAPowerOfTwo) {
                                            {"Mul", 1.5f, "Div", 0.5f, "Mul", 3.f}, {"Div", 1.5f, "Mul", 0.5f, "Div", 3.f},
                                            {"Div", 1.5f, "Div", 0.5f, "Div", 0.75f}, {"Div", 2.f, "Div", 1.5f, "Div", 3.f},
                                            {"Div", 10.f, "Mul", 4.f, "Div", 2.5f}}) {
-        GraphBuilder b("chain", 13);
-        auto x = b.input("x", DataType::Float, {64});
-        auto y = b.op(c.a, {x, b.scalar("k1", c.k1)}, {}, "first");
-        b.output(b.op(c.b, {y, b.scalar("k2", c.k2)}, {}, "second"));
-        Model m = b.finish();
+        Model m = test::scalarChain(c.a, c.k1, c.b, c.k2, {64});
         auto run = test::runChecked(m, "fold-constant-chains", exact());
         const std::string label = c.a + " " + std::to_string(c.k1) + " " + c.b + " " + std::to_string(c.k2);
         ASSERT_EQ(run.after, (Counts{{c.expect, 1}})) << label;
@@ -152,11 +148,7 @@ TEST(FloatExactRewrites, ConstantChainsFoldOnlyThroughAPowerOfTwo) {
     }
     for (const Case& c : std::vector<Case>{{"Mul", 1.5f, "Mul", 0.75f, "", 0}, {"Div", 10.f, "Div", 5.f, "", 0},
                                            {"Add", 1.5f, "Sub", 0.5f, "", 0}, {"Sub", 0.25f, "Add", 2.f, "", 0}}) {
-        GraphBuilder b("chain", 13);
-        auto x = b.input("x", DataType::Float, {64});
-        auto y = b.op(c.a, {x, b.scalar("k1", c.k1)}, {}, "first");
-        b.output(b.op(c.b, {y, b.scalar("k2", c.k2)}, {}, "second"));
-        Model m = b.finish();
+        Model m = test::scalarChain(c.a, c.k1, c.b, c.k2, {64});
         auto run = test::runChecked(m, "fold-constant-chains", exact());
         EXPECT_EQ(run.after, run.before) << c.a << c.b;
         EXPECT_TRUE(hasRemark(run.result, RemarkKind::Missed, "constant-chain", "first + second not folded")) << c.a << c.b;

@@ -103,11 +103,7 @@ TEST(FusionConstantChains, ScalarChainsFold) {
     // One step scales by a power of two, so the chain rounds once (exactness: test_algebraic_float_exact.cpp).
     struct Case { std::string a, b, expect; };
     for (const Case& c : std::vector<Case>{{"Mul", "Mul", "Mul"}, {"Mul", "Div", "Mul"}, {"Div", "Mul", "Div"}, {"Div", "Div", "Div"}}) {
-        GraphBuilder b("chain", 13);
-        auto x = b.input("x", DataType::Float, {2, 3});
-        auto y = b.op(c.a, {x, b.scalar("k1", 1.5f)}, {}, "first");
-        b.output(b.op(c.b, {y, b.scalar("k2", 0.5f)}, {}, "second"));
-        Model m = b.finish();
+        Model m = test::scalarChain(c.a, 1.5f, c.b, 0.5f, {2, 3});
         PassResult r = runAndCompare(m, "fold-constant-chains");
         EXPECT_EQ(opCounts(m.graph), (std::map<std::string, int>{{c.expect, 1}})) << c.a << c.b;
         EXPECT_NE(remarkText(r, RemarkKind::Applied).find("first + second folded into one " + c.expect), std::string::npos);
@@ -115,11 +111,7 @@ TEST(FusionConstantChains, ScalarChainsFold) {
     }
     // Additive chains round twice where one Add would round once: they stay.
     for (const Case& c : std::vector<Case>{{"Add", "Add", ""}, {"Add", "Sub", ""}, {"Sub", "Add", ""}, {"Sub", "Sub", ""}}) {
-        GraphBuilder b("chain", 13);
-        auto x = b.input("x", DataType::Float, {2, 3});
-        auto y = b.op(c.a, {x, b.scalar("k1", 1.5f)}, {}, "first");
-        b.output(b.op(c.b, {y, b.scalar("k2", 0.75f)}, {}, "second"));
-        Model m = b.finish();
+        Model m = test::scalarChain(c.a, 1.5f, c.b, 0.75f, {2, 3});
         PassResult r = runAndCompare(m, "fold-constant-chains");
         EXPECT_EQ(m.graph.nodeCount(), 2u) << c.a << c.b;
         EXPECT_NE(remarkText(r, RemarkKind::Missed).find("first + second not folded: float32 addition is not associative"), std::string::npos);
